@@ -1,0 +1,179 @@
+/// One campaign action in the Sensorberg sense: which beacons and triggers it answers, when it is
+/// live, how often it may fire per device, and what it delivers.
+public struct Campaign: Sendable {
+    /// The eid as written in the campaign file (records carry it verbatim).
+    public var eid: String
+    /// The eid compared case-insensitively with dashes ignored: state is kept per this id.
+    public var id: CampaignID
+    public var trigger: Trigger
+    public var actionType: ActionType
+    public var beacons: [BeaconPattern]
+    public var timeframes: [Timeframe]
+    public var suppression: Suppression
+    public var sendOnlyOnce: Bool
+    /// Seconds between the event and the record's `fireDate`, in milliseconds.
+    public var delayMilliseconds: Int64
+    public var deliverAt: Timestamp?
+    public var content: CampaignContent
+    /// Rides along with every event, whatever the beacon and trigger (layout `instantActions`).
+    public var isInstant: Bool
+    public var name: String?
+    /// The localized `onEnter` / `onExit` blocks of `content.payload`, parsed once at load.
+    public var onEnter: LocalizedBlock?
+    public var onExit: LocalizedBlock?
+    /// Where the action was read from.
+    public var origin: SourceLocation
+    /// The action object as read, for tools that convert or inspect campaigns.
+    public var source: JSONValue
+
+    public init(
+        eid: String, trigger: Trigger = .enterExit, actionType: ActionType = .notification,
+        beacons: [BeaconPattern] = [], timeframes: [Timeframe] = [], suppression: Suppression = .none,
+        sendOnlyOnce: Bool = false, delayMilliseconds: Int64 = 0, deliverAt: Timestamp? = nil,
+        content: CampaignContent = CampaignContent(), isInstant: Bool = false, name: String? = nil,
+        onEnter: LocalizedBlock? = nil, onExit: LocalizedBlock? = nil,
+        origin: SourceLocation = SourceLocation(file: "", line: 0), source: JSONValue = .null
+    ) {
+        self.eid = eid
+        self.id = CampaignID(eid: eid)
+        self.trigger = trigger
+        self.actionType = actionType
+        self.beacons = beacons
+        self.timeframes = timeframes
+        self.suppression = suppression
+        self.sendOnlyOnce = sendOnlyOnce
+        self.delayMilliseconds = delayMilliseconds
+        self.deliverAt = deliverAt
+        self.content = content
+        self.isInstant = isInstant
+        self.name = name
+        self.onEnter = onEnter
+        self.onExit = onExit
+        self.origin = origin
+        self.source = source
+    }
+
+    public func block(for kind: EventKind) -> LocalizedBlock? {
+        kind == .enter ? onEnter : onExit
+    }
+}
+
+/// A campaign's identity for state: the eid lower-cased with dashes removed.
+public struct CampaignID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var canonical: String
+
+    public init(eid: String) {
+        canonical = String(String.UnicodeScalarView(eid.lowercased().unicodeScalars.filter { $0 != "-" }))
+    }
+
+    public init(canonical: String) { self.canonical = canonical }
+
+    public var description: String { canonical }
+
+    public static func < (a: CampaignID, b: CampaignID) -> Bool { a.canonical < b.canonical }
+}
+
+/// Which beacon transitions a campaign answers.
+public enum Trigger: Sendable, Equatable {
+    case enter, exit, enterExit
+
+    public func matches(_ kind: EventKind) -> Bool {
+        switch self {
+        case .enter: kind == .enter
+        case .exit: kind == .exit
+        case .enterExit: true
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .enter: "enter"
+        case .exit: "exit"
+        case .enterExit: "enterExit"
+        }
+    }
+}
+
+/// The kind of a beacon event.
+public enum EventKind: Sendable, Equatable {
+    case enter, exit
+
+    public var name: String { self == .enter ? "enter" : "exit" }
+}
+
+/// What a record asks the app to do.
+public enum ActionType: Int, Sendable, Equatable {
+    case notification = 1, website = 2, inApp = 3, silent = 4
+
+    /// The record's `actionType` text.
+    public var name: String {
+        switch self {
+        case .notification: "notification"
+        case .website: "website"
+        case .inApp: "inApp"
+        case .silent: "silent"
+        }
+    }
+}
+
+/// A window in which a campaign is live: start inclusive, end exclusive, either bound open.
+public struct Timeframe: Sendable, Equatable {
+    public var start: Timestamp?
+    public var end: Timestamp?
+
+    public init(start: Timestamp?, end: Timestamp?) {
+        self.start = start
+        self.end = end
+    }
+
+    @inlinable
+    public func contains(_ t: Timestamp) -> Bool {
+        (start.map { $0 <= t } ?? true) && (end.map { t < $0 } ?? true)
+    }
+}
+
+/// How often a campaign may fire for one device.
+public enum Suppression: Sendable, Equatable {
+    /// `-1` or absent.
+    case none
+    /// `0`: once per device, ever.
+    case once
+    /// `> 0`: not again before the last firing's event time plus this many milliseconds.
+    case interval(milliseconds: Int64)
+}
+
+/// `content` of a Sensorberg action; every field may be absent.
+public struct CampaignContent: Sendable, Equatable {
+    public var subject: String?
+    public var body: String?
+    public var url: String?
+    /// `content.payload` as written; nil when absent (records then carry `null`).
+    public var payload: JSONValue?
+
+    public init(subject: String? = nil, body: String? = nil, url: String? = nil, payload: JSONValue? = nil) {
+        self.subject = subject
+        self.body = body
+        self.url = url
+        self.payload = payload
+    }
+}
+
+/// A file and line a campaign or diagnostic points at.
+public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int?
+
+    public init(file: String, line: Int, column: Int? = nil) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String {
+        var text = file
+        if line > 0 { text += ":\(line)" }
+        if let column, line > 0 { text += ":\(column)" }
+        return text
+    }
+}

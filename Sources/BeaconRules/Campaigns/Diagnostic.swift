@@ -1,0 +1,28 @@
+/// A problem found while loading or checking campaigns and locales.
+public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning }
+
+    public var severity: Severity
+    public var location: SourceLocation
+    public var message: String
+
+    public init(_ severity: Severity, _ location: SourceLocation, _ message: String) {
+        self.severity = severity
+        self.location = location
+        self.message = message
+    }
+
+    /// Compiler style: `PATH:LINE: error: message`.
+    public var description: String { "\(location): \(severity.rawValue): \(message)" }
+}
+
+/// Campaigns or locales that do not load: every error found, in file order.
+public struct CampaignLoadError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+
+    public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+    public var description: String {
+        diagnostics.filter { $0.severity == .error }.map(\.description).joined(separator: "\n")
+    }
+}

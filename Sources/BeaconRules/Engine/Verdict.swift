@@ -1,0 +1,63 @@
+/// What one campaign decides for one event: it fires with a `fireDate`, or the first rule that stopped it.
+public enum Verdict: Sendable, Equatable {
+    case fires(fireDate: Timestamp)
+    case beaconDoesNotMatch
+    case triggerMismatch(Trigger)
+    /// Outside every timeframe; the next start after the event, if there is one.
+    case outsideTimeframes(nextOpens: Timestamp?)
+    case suppressed(until: Timestamp)
+    case alreadySentOnce
+    case deliverAtPassed(Timestamp)
+
+    /// The reason in words, as `explain` prints it.
+    public var explanation: String {
+        switch self {
+        case .fires(let date): "fired (fireDate \(date))"
+        case .beaconDoesNotMatch: "beacon does not match"
+        case .triggerMismatch(let t): t == .exit ? "trigger is exit only" : "trigger is enter only"
+        case .outsideTimeframes(let next):
+            next.map { "outside timeframes (next opens \($0))" } ?? "outside timeframes (none opens later)"
+        case .suppressed(let until): "suppressed until \(until)"
+        case .alreadySentOnce: "already sent once"
+        case .deliverAtPassed(let at): "deliverAt has passed (\(at))"
+        }
+    }
+}
+
+extension Campaign {
+    /// Applies the matching rules of SPEC section 2 in order: beacon, trigger, timeframes,
+    /// once-only, suppression interval, deliverAt. `lastFiring` is this device's state.
+    @inlinable
+    public func verdict(kind: EventKind, beacon: BeaconID, time: Timestamp, lastFiring: Timestamp?) -> Verdict {
+        if !isInstant {
+            guard beacons.contains(where: { $0.matches(beacon) }) else { return .beaconDoesNotMatch }
+            guard trigger.matches(kind) else { return .triggerMismatch(trigger) }
+        }
+        return verdictAfterMatch(time: time, lastFiring: lastFiring)
+    }
+
+    /// The rules after beacon and trigger matched (the index has already matched the beacon).
+    @inlinable
+    public func verdictAfterMatch(time: Timestamp, lastFiring: Timestamp?) -> Verdict {
+        if !timeframes.isEmpty && !timeframes.contains(where: { $0.contains(time) }) {
+            let next = timeframes.compactMap(\.start).filter { $0 > time }.min()
+            return .outsideTimeframes(nextOpens: next)
+        }
+        if let last = lastFiring {
+            if sendOnlyOnce { return .alreadySentOnce }
+            switch suppression {
+            case .none: break
+            case .once: return .alreadySentOnce
+            case .interval(let ms):
+                let until = Timestamp(milliseconds: last.milliseconds &+ ms)
+                if time < until { return .suppressed(until: until) }
+            }
+        }
+        if delayMilliseconds > 0 { return .fires(fireDate: Timestamp(milliseconds: time.milliseconds &+ delayMilliseconds)) }
+        if let deliverAt {
+            if time > deliverAt { return .deliverAtPassed(deliverAt) }
+            return .fires(fireDate: deliverAt)
+        }
+        return .fires(fireDate: time)
+    }
+}

@@ -1,0 +1,273 @@
+/// Parses one JSON line into a `BeaconEvent` straight from bytes (no `JSONDecoder`, no
+/// intermediate tree), with a message per problem that names the field and what was expected.
+public enum EventParser {
+    /// The field names the parser knows, as bytes.
+    @usableFromInline enum Field { case id, device, type, beacon, time, locale, other }
+
+    /// Parses `line` (no trailing newline needed; a trailing `\r` is tolerated).
+    /// `fallbackID` is used when the line has no `id` (SPEC: `SOURCE:LINE`).
+    public static func parse(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> BeaconEvent {
+        var s = JSONScanner(line)
+        do {
+            return try parseObject(&s, fallbackID: fallbackID)
+        } catch let error as EventError {
+            throw error
+        } catch let error as JSONSyntaxError {
+            throw EventError("invalid JSON: \(error.message)", column: error.column)
+        } catch {
+            throw EventError("invalid line: \(error)")
+        }
+    }
+
+    public static func parse(line: String, fallbackID: String) throws(EventError) -> BeaconEvent {
+        let bytes = Array(line.utf8)
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(EventError) in try parse(line: buffer, fallbackID: fallbackID) }
+        }
+        return try result.get()
+    }
+
+    /// True when the line holds only white space (SPEC: blank lines are skipped).
+    @inlinable
+    public static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in line where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+        return true
+    }
+
+    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String) throws -> BeaconEvent {
+        s.skipWhitespace()
+        guard s.current == 0x7B else {
+            if s.current == 0x5B { throw EventError("expected one JSON object per line, found an array", column: s.column) }
+            throw EventError("not a JSON object: expected `{`, found \(s.foundDescription())", column: s.column)
+        }
+        s.position += 1
+        var id: String?
+        var device: String?
+        var kind: EventKind?
+        var beacon: BeaconID?
+        var time: Timestamp?
+        var locale: String?
+        var rawType: String?
+        s.skipWhitespace()
+        if s.current == 0x7D { s.position += 1 } else {
+            while true {
+                s.skipWhitespace()
+                guard s.current == 0x22 else {
+                    throw EventError("invalid JSON: expected a field name in quotes, found \(s.foundDescription())", column: s.column)
+                }
+                let (keyRange, keyEscaped) = try s.scanString()
+                let field = keyEscaped ? classify(Array(try s.decodeString(keyRange, escaped: true).utf8)) : classify(s.bytes, keyRange)
+                s.skipWhitespace()
+                try s.expect(0x3A, "`:` after a field name")
+                s.skipWhitespace()
+                let valueColumn = s.column
+                switch field {
+                case .other:
+                    try s.skipValue()
+                case .id:
+                    id = try optionalText(&s, field: "id", allowNumber: true)
+                    if id?.isEmpty == true { throw EventError("field `id`: expected a non-empty string", column: valueColumn) }
+                case .device:
+                    guard let text = try optionalText(&s, field: "device", allowNumber: false), !text.isEmpty else {
+                        throw EventError("field `device`: expected a non-empty string (the device to notify)", column: valueColumn)
+                    }
+                    device = text
+                case .type:
+                    guard let text = try optionalText(&s, field: "type", allowNumber: false) else {
+                        throw EventError("field `type`: expected \"enter\" or \"exit\", found null", column: valueColumn)
+                    }
+                    rawType = text
+                    switch text {
+                    case "enter": kind = .enter
+                    case "exit": kind = .exit
+                    case "sighting", "response":
+                        throw EventError("field `type`: \"\(text)\" events are not accepted by this engine; expected \"enter\" or \"exit\"", column: valueColumn)
+                    default:
+                        throw EventError("field `type`: expected \"enter\" or \"exit\", found \"\(text)\"", column: valueColumn)
+                    }
+                case .beacon:
+                    beacon = try parseBeacon(&s, column: valueColumn)
+                case .time:
+                    time = try parseTime(&s, column: valueColumn)
+                case .locale:
+                    locale = try optionalText(&s, field: "locale", allowNumber: false)
+                }
+                s.skipWhitespace()
+                if s.current == 0x2C { s.position += 1; continue }
+                if s.current == 0x7D { s.position += 1; break }
+                throw EventError("invalid JSON: expected `,` or `}` after a field, found \(s.foundDescription())", column: s.column)
+            }
+        }
+        s.skipWhitespace()
+        guard s.isAtEnd else {
+            throw EventError("unexpected \(s.foundDescription()) after the JSON object; expected one object per line", column: s.column)
+        }
+        _ = rawType
+        guard let kind else { throw EventError("missing field `type`: expected \"enter\" or \"exit\"") }
+        guard let device else { throw EventError("missing field `device`: expected a non-empty string") }
+        guard let beacon else { throw EventError("missing field `beacon`: expected a 42-char pid or {\"uuid\", \"major\", \"minor\"}") }
+        guard let time else { throw EventError("missing field `time`: expected RFC 3339 (2016-05-10T16:00:00Z) or epoch milliseconds") }
+        return BeaconEvent(id: id ?? fallbackID(), device: device, kind: kind, beacon: beacon, time: time, locale: locale)
+    }
+
+    @inlinable
+    static func classify(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Field {
+        let n = range.count
+        let b = range.lowerBound
+        switch n {
+        case 2 where bytes[b] == 0x69 && bytes[b + 1] == 0x64: return .id
+        case 4:
+            if bytes[b] == 0x74 && bytes[b + 1] == 0x79 && bytes[b + 2] == 0x70 && bytes[b + 3] == 0x65 { return .type }
+            if bytes[b] == 0x74 && bytes[b + 1] == 0x69 && bytes[b + 2] == 0x6D && bytes[b + 3] == 0x65 { return .time }
+            return .other
+        case 6:
+            if matches(bytes, b, "device") { return .device }
+            if matches(bytes, b, "beacon") { return .beacon }
+            if matches(bytes, b, "locale") { return .locale }
+            return .other
+        default: return .other
+        }
+    }
+
+    static func classify(_ key: [UInt8]) -> Field {
+        key.withUnsafeBufferPointer { classify($0, 0..<$0.count) }
+    }
+
+    @inlinable
+    static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ at: Int, _ word: StaticString) -> Bool {
+        let p = word.utf8Start
+        for k in 0..<word.utf8CodeUnitCount where bytes[at + k] != p[k] { return false }
+        return true
+    }
+
+    /// A string value, or nil for null; numbers are taken as their text when allowed.
+    static func optionalText(_ s: inout JSONScanner, field: String, allowNumber: Bool) throws -> String? {
+        let column = s.column
+        switch s.current ?? 0 {
+        case 0x22:
+            let (range, escaped) = try s.scanString()
+            return try s.decodeString(range, escaped: escaped)
+        case 0x6E:
+            _ = try s.scanLiteral()
+            return nil
+        case 0x2D where allowNumber, 0x30...0x39 where allowNumber:
+            let range = try s.scanNumber()
+            return String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)
+        default:
+            let start = s.position
+            try s.skipValue()
+            let found = valueDescription(s.bytes, start..<s.position)
+            throw EventError("field `\(field)`: expected a string, found \(found)", column: column)
+        }
+    }
+
+    static func parseBeacon(_ s: inout JSONScanner, column: Int) throws -> BeaconID {
+        switch s.current ?? 0 {
+        case 0x22:
+            let (range, escaped) = try s.scanString()
+            if !escaped, let id = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: s.bytes[range])) { return id }
+            let text = try s.decodeString(range, escaped: escaped)
+            if let id = BeaconID(pid: text) { return id }
+            throw EventError("field `beacon`: \"\(text)\" is not a pid: expected 42 characters (32 hex proximity UUID, no dashes, + 5-digit major + 5-digit minor, each 0...65535)", column: column)
+        case 0x7B:
+            s.position += 1
+            var uuid: ProximityUUID?
+            var major: UInt16?
+            var minor: UInt16?
+            s.skipWhitespace()
+            if s.current == 0x7D { s.position += 1 } else {
+                while true {
+                    s.skipWhitespace()
+                    guard s.current == 0x22 else { throw EventError("invalid JSON: expected a field name in quotes in `beacon`, found \(s.foundDescription())", column: s.column) }
+                    let (keyRange, keyEscaped) = try s.scanString()
+                    let key = try s.decodeString(keyRange, escaped: keyEscaped)
+                    s.skipWhitespace()
+                    try s.expect(0x3A, "`:` after a field name")
+                    s.skipWhitespace()
+                    let valueColumn = s.column
+                    switch key {
+                    case "uuid":
+                        guard s.current == 0x22 else {
+                            let start = s.position
+                            try s.skipValue()
+                            throw EventError("field `beacon.uuid`: expected a string of 32 hex digits (dashes allowed), found \(valueDescription(s.bytes, start..<s.position))", column: valueColumn)
+                        }
+                        let (range, escaped) = try s.scanString()
+                        let text = try s.decodeString(range, escaped: escaped)
+                        guard let parsed = ProximityUUID(text: text) else {
+                            throw EventError("field `beacon.uuid`: \"\(text)\" is not a proximity UUID: expected 32 hex digits, dashes allowed", column: valueColumn)
+                        }
+                        uuid = parsed
+                    case "major", "minor":
+                        let start = s.position
+                        var value: Int64?
+                        if s.current == 0x2D || (s.current.map(isDigit) ?? false) {
+                            let range = try s.scanNumber()
+                            value = Int64(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))
+                        } else { try s.skipValue() }
+                        guard let v = value, (0...65535).contains(v) else {
+                            throw EventError("field `beacon.\(key)`: expected an integer 0...65535, found \(valueDescription(s.bytes, start..<s.position))", column: valueColumn)
+                        }
+                        if key == "major" { major = UInt16(v) } else { minor = UInt16(v) }
+                    default:
+                        try s.skipValue()
+                    }
+                    s.skipWhitespace()
+                    if s.current == 0x2C { s.position += 1; continue }
+                    if s.current == 0x7D { s.position += 1; break }
+                    throw EventError("invalid JSON: expected `,` or `}` in `beacon`, found \(s.foundDescription())", column: s.column)
+                }
+            }
+            guard let uuid else { throw EventError("field `beacon`: missing `uuid` (32 hex digits)", column: column) }
+            guard let major else { throw EventError("field `beacon`: missing `major` (0...65535)", column: column) }
+            guard let minor else { throw EventError("field `beacon`: missing `minor` (0...65535)", column: column) }
+            return BeaconID(uuid: uuid, major: major, minor: minor)
+        default:
+            let start = s.position
+            try s.skipValue()
+            throw EventError("field `beacon`: expected a 42-char pid string or {\"uuid\", \"major\", \"minor\"}, found \(valueDescription(s.bytes, start..<s.position))", column: column)
+        }
+    }
+
+    static func parseTime(_ s: inout JSONScanner, column: Int) throws -> Timestamp {
+        switch s.current ?? 0 {
+        case 0x22:
+            let (range, escaped) = try s.scanString()
+            let parse: TimestampParse
+            if escaped {
+                parse = Timestamp.parseRFC3339(try s.decodeString(range, escaped: true))
+            } else {
+                parse = Timestamp.parseRFC3339(bytes: UnsafeBufferPointer(rebasing: s.bytes[range]))
+            }
+            let bytes = s.bytes
+            let text = { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            switch parse {
+            case .time(let t, hasZone: true): return t
+            case .time(_, hasZone: false):
+                throw EventError("field `time`: \"\(text())\" has no zone; expected RFC 3339 with `Z` or an offset like +02:00", column: column)
+            case .timeOfDayOnly:
+                throw EventError("field `time`: \"\(text())\" has no date; expected RFC 3339 like 2016-05-10T16:00:00Z", column: column)
+            case .invalid(let reason):
+                throw EventError("field `time`: \"\(text())\" is not an RFC 3339 time (\(reason)); expected like 2016-05-10T16:00:00Z or epoch milliseconds", column: column)
+            }
+        case 0x2D, 0x30...0x39:
+            let range = try s.scanNumber()
+            let text = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)
+            guard let ms = Int64(text) else {
+                throw EventError("field `time`: \(text) is not whole epoch milliseconds; expected an integer like 1462896060000", column: column)
+            }
+            return Timestamp(milliseconds: ms)
+        default:
+            let start = s.position
+            try s.skipValue()
+            throw EventError("field `time`: expected an RFC 3339 string or epoch milliseconds, found \(valueDescription(s.bytes, start..<s.position))", column: column)
+        }
+    }
+
+    /// A value's text for messages, shortened when long.
+    static func valueDescription(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        if text.isEmpty { return "nothing" }
+        return text.count > 60 ? String(text.prefix(57)) + "..." : text
+    }
+}

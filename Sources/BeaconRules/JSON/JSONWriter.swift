@@ -1,0 +1,86 @@
+/// Appends compact JSON to a byte buffer. Used for records on the hot path: no `JSONEncoder`.
+public struct JSONWriter: Sendable {
+    public var bytes: [UInt8]
+
+    public init(capacity: Int = 0) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inlinable
+    public mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    public mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// A JSON string literal with the escapes RFC 8259 requires.
+    public mutating func string(_ text: String) {
+        bytes.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: bytes.append(0x5C); bytes.append(0x22)
+            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+            case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
+            case 0x0D: bytes.append(0x5C); bytes.append(0x72)
+            case 0x09: bytes.append(0x5C); bytes.append(0x74)
+            case 0x08: bytes.append(0x5C); bytes.append(0x62)
+            case 0x0C: bytes.append(0x5C); bytes.append(0x66)
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
+    }
+
+    public mutating func optionalString(_ text: String?) {
+        if let text { string(text) } else { raw("null") }
+    }
+
+    public mutating func integer(_ value: Int64) {
+        raw(String(value))
+    }
+
+    public mutating func bool(_ value: Bool) {
+        if value { raw("true") } else { raw("false") }
+    }
+
+    /// A `JSONValue` in compact form; numbers are written exactly as they were read.
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let b): bool(b)
+        case .number(let text): raw(text)
+        case .string(let s): string(s)
+        case .array(let elements):
+            bytes.append(0x5B)
+            for (i, element) in elements.enumerated() {
+                if i > 0 { bytes.append(0x2C) }
+                self.value(element.value)
+            }
+            bytes.append(0x5D)
+        case .object(let members):
+            bytes.append(0x7B)
+            for (i, member) in members.enumerated() {
+                if i > 0 { bytes.append(0x2C) }
+                string(member.key)
+                bytes.append(0x3A)
+                self.value(member.value)
+            }
+            bytes.append(0x7D)
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value as compact JSON text.
+    public var compactText: String {
+        var writer = JSONWriter()
+        writer.value(self)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

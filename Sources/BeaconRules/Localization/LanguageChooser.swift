@@ -1,0 +1,32 @@
+/// Picks the language block and fills in the strings a record shows (SPEC section 2).
+public struct LanguageChooser: Sendable {
+    public let locales: LocaleTable
+
+    public init(locales: LocaleTable) { self.locales = locales }
+
+    /// The block language for a device tag: the tag, its prefixes, the Locales fallback chain,
+    /// `en`, then the first key in sorted order.
+    public func choose(in block: LocalizedBlock, deviceTag: String?) -> LanguageStrings? {
+        guard !block.languages.isEmpty else { return nil }
+        if block.languages.count == 1 { return block.languages[0] }
+        for tag in locales.preferenceChain(for: deviceTag) {
+            if let hit = block.languages.first(where: { $0.tag == tag }) { return hit }
+        }
+        return block.languages.min { $0.key < $1.key }
+    }
+
+    /// The title of the OK button when the campaign does not give one: the behaviour's own
+    /// title (`openButtonTitle` / `shareButtonTitle`), else `okButtonTitle`, per locale in the chain.
+    public func defaultConfirmTitle(_ action: ConfirmAction, tag: String?) -> String? {
+        let specific = action == .share ? "shareButtonTitle" : "openButtonTitle"
+        for candidate in locales.preferenceChain(for: tag) {
+            guard let entry = locales.entry(candidate) else { continue }
+            if let value = entry.strings[specific] ?? entry.strings["okButtonTitle"] { return value }
+        }
+        return nil
+    }
+
+    public func defaultCancelTitle(tag: String?) -> String? {
+        locales.string("cancelButtonTitle", startingAt: tag)
+    }
+}
