@@ -34,8 +34,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconRulesTests",
-            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore"],
-            resources: [.copy("Fixtures")],
+            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "beaconrules"],
             swiftSettings: strict
         ),
     ]

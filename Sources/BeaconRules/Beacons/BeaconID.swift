@@ -103,3 +103,22 @@ public struct ProximityUUID: Sendable, Hashable, CustomStringConvertible {
         for shift in stride(from: 60, through: 0, by: -4) { out.append(p[Int((low >> UInt64(shift)) & 0xF)]) }
     }
 }
+
+extension BeaconID {
+    /// Why `text` is not a pid, in words a user can act on; nil when it is one.
+    public static func pidProblem(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        if bytes.count != 42 {
+            return "it has \(bytes.count) characters; a pid has 42 (32 hex proximity UUID, no dashes, + 5-digit major + 5-digit minor)"
+        }
+        if let bad = bytes[0..<32].firstIndex(where: { hexDigitValue($0) == nil }) {
+            return "character \(bad + 1) is not a hex digit; the first 32 characters are the proximity UUID"
+        }
+        for (name, range) in [("major", 32..<37), ("minor", 37..<42)] {
+            guard bytes[range].allSatisfy(isDigit) else { return "the \(name) (characters \(range.lowerBound + 1)-\(range.upperBound)) must be 5 decimal digits" }
+            let value = Int(String(decoding: bytes[range], as: UTF8.self))!
+            if value > 65535 { return "the \(name) \(value) is out of range 0...65535" }
+        }
+        return nil
+    }
+}

@@ -168,7 +168,7 @@ public enum EventParser {
             if !escaped, let id = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: s.bytes[range])) { return id }
             let text = try s.decodeString(range, escaped: escaped)
             if let id = BeaconID(pid: text) { return id }
-            throw EventError("field `beacon`: \"\(text)\" is not a pid: expected 42 characters (32 hex proximity UUID, no dashes, + 5-digit major + 5-digit minor, each 0...65535)", column: column)
+            throw EventError("field `beacon`: \"\(text)\" is not a pid: \(BeaconID.pidProblem(text) ?? "expected 42 characters")", column: column)
         case 0x7B:
             s.position += 1
             var uuid: ProximityUUID?

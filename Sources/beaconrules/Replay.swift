@@ -1,0 +1,137 @@
+import ArgumentParser
+import BeaconRules
+import BeaconRulesStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beaconrules replay`: events in (files or stdin), records out, one JSON error per rejected line.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay beacon events (JSON lines) and write notification records (JSON lines) to stdout.",
+        discussion: """
+            Exit status: 0 every line accepted; 1 finished, some lines rejected (one JSON error object \
+            each on stderr); 2 bad usage, or campaigns/locales/state that do not load (nothing processed).
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Event files (JSON lines); none or `-` reads stdin.", valueName: "events"))
+    var eventFiles: [String] = []
+
+    @OptionGroup var catalog: CatalogOptions
+
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state in this file across runs (default: in memory).", valueName: "file"))
+    var stateFile: String?
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let sources = eventFiles.isEmpty ? ["-"] : eventFiles
+        for source in sources where source != "-" {
+            guard FileManager.default.isReadableFile(atPath: source) else {
+                StandardError.write("beaconrules: \(source): cannot open the events file\n")
+                throw ExitCode(2)
+            }
+        }
+        let (campaigns, locales) = try catalog.load { warning in
+            StandardError.write(ErrorLine.json(kind: "warning", source: warning.location.file, line: warning.location.line, message: warning.message))
+        }
+        if let stateFile {
+            let store: FileSuppressionStore
+            do { store = try FileSuppressionStore(path: stateFile) } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
+            var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+            let outcome = replay(sources, engine: &engine)
+            do { try engine.store.save() } catch {
+                StandardError.write("beaconrules: cannot save the state: \(error)\n")
+                throw ExitCode(1)
+            }
+            try finish(outcome)
+        } else {
+            var engine = RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore())
+            try finish(replay(sources, engine: &engine))
+        }
+    }
+
+    struct Outcome {
+        var rejected = 0
+        var failure: String?
+    }
+
+    func finish(_ outcome: Outcome) throws {
+        if let failure = outcome.failure {
+            StandardError.write("beaconrules: \(failure)\n")
+            throw ExitCode(1)
+        }
+        if outcome.rejected > 0 { throw ExitCode(1) }
+    }
+
+    /// The main loop: every line of every source, in order; records buffered and written in large blocks.
+    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout RulesEngine<Store>) -> Outcome {
+        var outcome = Outcome()
+        let stdout = OutputSink(fd: 1)
+        var writer = JSONWriter(capacity: 1 << 17)
+        for source in sources {
+            let name = source == "-" ? "stdin" : source
+            let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
+                break
+            }
+            defer { if fd != 0 { close(fd) } }
+            var size: Int?
+            var info = stat()
+            if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { size = Int(info.st_size) }
+            var progress = ProgressBar(totalBytes: size)
+            var reader = LineReader(fd: fd)
+            var lines = 0
+            do {
+                try reader.forEachLine({ line, number in
+                    lines = number
+                    if EventParser.isBlank(line) { return }
+                    do {
+                        let event = try EventParser.parse(line: line, fallbackID: "\(name):\(number)")
+                        engine.process(event) { record in
+                            record.appendJSON(to: &writer)
+                            writer.bytes.append(0x0A)
+                        }
+                        if writer.bytes.count >= 1 << 16 {
+                            guard stdout.write(writer.bytes) else { throw OutputClosed() }
+                            writer.bytes.removeAll(keepingCapacity: true)
+                        }
+                    } catch let error as EventError {
+                        outcome.rejected += 1
+                        progress.clear()
+                        StandardError.write(ErrorLine.json(kind: "error", source: name, line: number, message: error.description))
+                    }
+                }, onChunk: { bytes in progress.update(bytes: bytes, lines: lines) })
+            } catch is OutputClosed {
+                outcome.failure = "stdout was closed; stopped"
+                return outcome
+            } catch {
+                outcome.failure = "\(name): read failed: \(error)"
+            }
+            progress.clear()
+            if outcome.failure != nil { break }
+        }
+        if !writer.bytes.isEmpty, !stdout.write(writer.bytes) { outcome.failure = "stdout was closed" }
+        return outcome
+    }
+
+    struct OutputClosed: Error {}
+}
+
+/// `{"kind":"error","source":...,"line":N,"message":...}` lines for stderr.
+enum ErrorLine {
+    static func json(kind: String, source: String, line: Int, message: String) -> String {
+        var w = JSONWriter(capacity: 128)
+        w.raw("{\"kind\":"); w.string(kind)
+        w.raw(",\"source\":"); w.string(source)
+        w.raw(",\"line\":"); w.integer(Int64(line))
+        w.raw(",\"message\":"); w.string(message)
+        w.raw("}\n")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}
