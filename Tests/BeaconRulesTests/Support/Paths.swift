@@ -1,0 +1,46 @@
+import Foundation
+
+/// Where the package, its fixtures, the shared corpus and the built binary are.
+enum Paths {
+    /// The package root, found from this file's location.
+    static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    static func repo(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    static var fixtures: String { repo("Tests/Fixtures") }
+    static func fixture(_ name: String) -> String { fixtures + "/" + name }
+
+    /// `../shared` beside the repository (read-only, always there, also in CI).
+    static var shared: String { root.deletingLastPathComponent().appendingPathComponent("shared").path }
+    static var sensorberg: String { shared + "/compat/sensorberg" }
+    static var campaigns: String { repo("Campaigns") }
+    static var locales: String { repo("Locales") }
+
+    /// The `beaconrules` binary built next to the test bundle.
+    static var binary: String {
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("beaconrules").path,
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("beaconrules").path,
+            root.appendingPathComponent(".build/debug/beaconrules").path,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+    }
+
+    static func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    /// A fresh temporary folder for one test.
+    static func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "beaconrules-test-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
