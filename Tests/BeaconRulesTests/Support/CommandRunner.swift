@@ -1,34 +1,31 @@
 import Foundation
 
-/// Runs the real `beaconrules` binary and captures what it prints.
+/// What the real `beaconrules` binary printed and how it exited.
 struct CommandResult {
     var status: Int32
     var stdout: String
     var stderr: String
 }
 
+/// Runs the real `beaconrules` binary, stdout and stderr captured through files so that
+/// a large output can never block it.
 enum CommandRunner {
     static func run(_ arguments: [String], stdin: String? = nil, directory: String = Paths.root.path) throws -> CommandResult {
+        let scratch = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let outPath = scratch + "/stdout", errPath = scratch + "/stderr", inPath = scratch + "/stdin"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: inPath, contents: Data((stdin ?? "").utf8))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
         try process.run()
-        // Drain both pipes while the process runs so a large output cannot block it.
-        var outData = Data(), errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
         process.waitUntilExit()
-        group.wait()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return CommandResult(status: process.terminationStatus, stdout: Paths.read(outPath), stderr: Paths.read(errPath))
     }
 }
