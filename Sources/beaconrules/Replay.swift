@@ -90,13 +90,8 @@ struct Replay: ParsableCommand {
             do {
                 try reader.forEachLine({ line, number in
                     lines = number
-                    if EventParser.isBlank(line) { return }
                     do {
-                        let event = try EventParser.parse(line: line, fallbackID: "\(name):\(number)")
-                        engine.process(event) { record in
-                            record.appendJSON(to: &writer)
-                            writer.bytes.append(0x0A)
-                        }
+                        try engine.replay(line: line, fallbackID: "\(name):\(number)", into: &writer)
                         if writer.bytes.count >= 1 << 16 {
                             guard stdout.write(writer.bytes) else { throw OutputClosed() }
                             writer.bytes.removeAll(keepingCapacity: true)

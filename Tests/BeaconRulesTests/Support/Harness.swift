@@ -49,13 +49,8 @@ enum Harness {
         for (offset, line) in text.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let bytes = Array(line)
             bytes.withUnsafeBufferPointer { buffer in
-                if EventParser.isBlank(buffer) { return }
                 do {
-                    let event = try EventParser.parse(line: buffer, fallbackID: "\(source):\(offset + 1)")
-                    engine.process(event) { record in
-                        record.appendJSON(to: &writer)
-                        writer.bytes.append(0x0A)
-                    }
+                    try engine.replay(line: buffer, fallbackID: "\(source):\(offset + 1)", into: &writer)
                 } catch let error as EventError {
                     errors[offset + 1] = error.description
                 } catch {
