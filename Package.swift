@@ -12,13 +12,19 @@ let package = Package(
     products: [
         .library(name: "BeaconRules", targets: ["BeaconRules"]),
         .executable(name: "beaconrules", targets: ["beaconrules"]),
+        .executable(name: "beaconrules-bench", targets: ["beaconrules-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
-        .target(name: "BeaconRules", swiftSettings: strict),
+        // Cross-module optimization lets the CLI and server specialize the generic engine for their
+        // store: unspecialized, a third of replay's time went to generic metadata and value witnesses.
+        .target(
+            name: "BeaconRules",
+            swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+        ),
         // Reads campaign and locale files from disk into the engine's types.
         .target(name: "CampaignFiles", dependencies: ["BeaconRules"], swiftSettings: strict),
         // Durable suppression state.
@@ -32,9 +38,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The seeded benchmark workload, shared by the benchmark and the tests.
+        .target(name: "BenchmarkWorkload", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // Measures replay against `wc -l`, campaign loading and state size (run by hand, release build).
+        .executableTarget(
+            name: "beaconrules-bench",
+            dependencies: [
+                "BeaconRules", "CampaignFiles", "BenchmarkWorkload",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "BeaconRulesTests",
-            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "beaconrules"],
+            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BenchmarkWorkload", "beaconrules"],
             swiftSettings: strict
         ),
     ]

@@ -1,4 +1,5 @@
-/// Campaigns in load order, indexed by beacon once so that an event never scans them all.
+/// Campaigns in load order, indexed by beacon once so that an event never scans them all, and
+/// compiled into flat rules for the hot path.
 public struct CampaignSet: Sendable {
     public let campaigns: [Campaign]
     /// Exact pids to the campaigns (load order) that list them.
@@ -7,6 +8,14 @@ public struct CampaignSet: Sendable {
     let byUUID: [ProximityUUID: [Int32]]
     /// `instantActions`: candidates for every event.
     let instant: [Int32]
+    /// One compiled rule per campaign, same order.
+    let rules: [CompiledRule]
+    /// Timeframe (start, end) pairs of all rules; open bounds are `Int64.min` / `Int64.max`.
+    let frameBounds: [Int64]
+    /// The distinct campaign ids, by `CompiledRule.idSlot`.
+    public let campaignIDs: [CampaignID]
+    /// Each campaign's eid as JSON string contents (escaped, no quotes), for writing records.
+    let escapedEids: [[UInt8]]
 
     public init(_ campaigns: [Campaign]) {
         self.campaigns = campaigns
@@ -29,6 +38,8 @@ public struct CampaignSet: Sendable {
         self.byBeacon = byBeacon
         self.byUUID = byUUID
         self.instant = instant
+        (rules, frameBounds, campaignIDs) = Self.compile(campaigns)
+        escapedEids = campaigns.map { JSONWriter.escaped($0.eid) }
     }
 
     public var count: Int { campaigns.count }
@@ -38,8 +49,8 @@ public struct CampaignSet: Sendable {
         out.removeAll(keepingCapacity: true)
         let exact = byBeacon[beacon] ?? []
         let uuid = byUUID[beacon.uuid] ?? []
-        if uuid.isEmpty && instant.isEmpty { out.append(contentsOf: exact); return }
         out.append(contentsOf: exact)
+        if uuid.isEmpty && instant.isEmpty { return }
         out.append(contentsOf: uuid)
         out.append(contentsOf: instant)
         out.sort()

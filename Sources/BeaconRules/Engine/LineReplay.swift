@@ -7,10 +7,7 @@ extension RulesEngine {
     ) throws(EventError) -> Bool {
         if EventParser.isBlank(line) { return false }
         let event = try EventParser.parse(line: line, fallbackID: fallbackID())
-        process(event) { record in
-            record.appendJSON(to: &writer)
-            writer.bytes.append(0x0A)
-        }
+        write(event, into: &writer)
         return true
     }
 }
