@@ -14,8 +14,13 @@ public struct CampaignSet: Sendable {
     let frameBounds: [Int64]
     /// The distinct campaign ids, by `CompiledRule.idSlot`.
     public let campaignIDs: [CampaignID]
-    /// Each campaign's eid as JSON string contents (escaped, no quotes), for writing records.
-    let escapedEids: [[UInt8]]
+    /// Every campaign's eid as JSON string contents (escaped, no quotes), back to back, for records;
+    /// campaign i's is `eidBytes[eidOffsets[i]..<eidOffsets[i + 1]]`.
+    let eidBytes: [UInt8]
+    let eidOffsets: [Int]
+    /// Per `CompiledRule.idSlot`: whether any action with that eid reads state (suppression or once-only).
+    /// Campaigns that never read it neither look it up nor write it.
+    let keepsState: [Bool]
 
     public init(_ campaigns: [Campaign]) {
         self.campaigns = campaigns
@@ -39,7 +44,17 @@ public struct CampaignSet: Sendable {
         self.byUUID = byUUID
         self.instant = instant
         (rules, frameBounds, campaignIDs) = Self.compile(campaigns)
-        escapedEids = campaigns.map { JSONWriter.escaped($0.eid) }
+        var eids = JSONWriter(capacity: campaigns.count * 34)
+        var offsets = [0]
+        for campaign in campaigns {
+            eids.escapedContents(campaign.eid)
+            offsets.append(eids.bytes.count)
+        }
+        eidBytes = eids.bytes
+        eidOffsets = offsets
+        var keeps = [Bool](repeating: false, count: campaignIDs.count)
+        for rule in rules where rule.onceOnly || rule.interval > 0 { keeps[Int(rule.idSlot)] = true }
+        keepsState = keeps
     }
 
     public var count: Int { campaigns.count }

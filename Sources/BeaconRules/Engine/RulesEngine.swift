@@ -12,8 +12,10 @@ public struct RulesEngine<Store: SuppressionStore> {
     private var scratch: [Int32] = []
     private var firedSlots: [Int32] = []
     private var pending: [Firing] = []
-    /// Rendered record tails by (campaign, trigger, device language), see `RecordWriter`.
-    private var tails: [UInt64: [UInt8]] = [:]
+    /// Rendered record tails (see `RecordWriter`) back to back, and where each is by
+    /// (campaign, device language, trigger): offset << 24 | length.
+    private var tailArena: [UInt8] = []
+    private var tailIndex = PackedTable()
     private var localeSlots: [String: UInt32] = [:]
     private var eventScratch = EventScratch()
 
@@ -24,6 +26,8 @@ public struct RulesEngine<Store: SuppressionStore> {
         var fireDate: Int64
         var rank: Int32
         var index: Int32
+        /// Where the record's tail is in `tailArena` (offset << 24 | length), -1 when not cached.
+        var tail: Int64 = -1
     }
 
     public init(campaigns: CampaignSet, locales: LocaleTable, store: Store) {
@@ -77,12 +81,18 @@ public struct RulesEngine<Store: SuppressionStore> {
             if rule.triggerMask & bit == 0 { continue }
             // Actions that share an eid are one campaign: the first that fires speaks for it.
             if firedSlots.contains(rule.idSlot) { continue }
-            let key = campaignKeys[Int(rule.idSlot)]
-            let last = device.flatMap { store.lastFiring($0, key)?.milliseconds }
-            guard let fireDate = campaigns.fireDate(rule, time: time, last: last) else { continue }
-            let deviceKey = device ?? store.key(device: event.device)
-            device = deviceKey
-            store.recordFiring(deviceKey, key, at: event.time)
+            if campaigns.keepsState[Int(rule.idSlot)] {
+                let key = campaignKeys[Int(rule.idSlot)]
+                let last = device.flatMap { store.lastFiring($0, key)?.milliseconds }
+                guard let fireDate = campaigns.fireDate(rule, time: time, last: last) else { continue }
+                let deviceKey = device ?? store.key(device: event.device)
+                device = deviceKey
+                store.recordFiring(deviceKey, key, at: event.time)
+                firedSlots.append(rule.idSlot)
+                pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index))
+                continue
+            }
+            guard let fireDate = campaigns.fireDate(rule, time: time, last: nil) else { continue }
             firedSlots.append(rule.idSlot)
             pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index))
         }
@@ -91,32 +101,76 @@ public struct RulesEngine<Store: SuppressionStore> {
         }
     }
 
-    /// The hot path: the event's records appended to `writer` as JSON lines, from cached tails.
+    /// The hot path: the event's records appended to `writer` as JSON lines. Everything but the
+    /// event's own fields comes from byte arenas: eids rendered at load, tails rendered once per
+    /// (campaign, trigger, device language) and cached.
     public mutating func write(_ event: BeaconEvent, into writer: inout JSONWriter) {
         match(event)
         if pending.isEmpty { return }
         eventScratch.prepare(event)
         let slot = localeSlot(event.locale)
         let bit = UInt64(CompiledRule.bit(event.kind))
-        for firing in pending {
-            let rule = campaigns.rules[Int(firing.index)]
-            let fireDate = firing.fireDate == event.time.milliseconds ? eventScratch.time : eventScratch.format(firing.fireDate)
-            NotificationRecord.appendHead(
-                to: &writer, kind: rule.isSilent ? .silent : .notification, eid: campaigns.escapedEids[Int(firing.index)],
-                device: eventScratch.device, event: eventScratch.id, trigger: event.kind, pid: eventScratch.pid, fireDate: fireDate)
+        // Render what the cache lacks first, so the write loop below only reads the arenas.
+        var uncached: [Int: [UInt8]] = [:]
+        for (i, firing) in pending.enumerated() {
             if let slot {
                 let key = UInt64(firing.index) << 32 | UInt64(slot) << 2 | bit
-                if let tail = tails[key] {
-                    writer.bytes.append(contentsOf: tail)
+                if let packed = tailIndex.value(key) {
+                    pending[i].tail = packed
                 } else {
                     let tail = renderTail(index: Int(firing.index), event: event)
-                    tails[key] = tail
-                    writer.bytes.append(contentsOf: tail)
+                    let packed = Int64(tailArena.count) << 24 | Int64(tail.count)
+                    tailArena.append(contentsOf: tail)
+                    tailIndex.set(key, packed)
+                    pending[i].tail = packed
                 }
             } else {
-                writer.bytes.append(contentsOf: renderTail(index: Int(firing.index), event: event))
+                uncached[i] = renderTail(index: Int(firing.index), event: event)
             }
-            writer.bytes.append(0x0A)
+        }
+        let eventTime = event.time.milliseconds
+        let enter = event.kind == .enter
+        campaigns.eidBytes.withUnsafeBufferPointer { eids in
+            tailArena.withUnsafeBufferPointer { tails in
+                eventScratch.bytes.withUnsafeBufferPointer { scratch in
+                    let device = UnsafeBufferPointer(rebasing: scratch[eventScratch.device])
+                    let id = UnsafeBufferPointer(rebasing: scratch[eventScratch.id])
+                    let pid = UnsafeBufferPointer(rebasing: scratch[eventScratch.pid])
+                    let time = UnsafeBufferPointer(rebasing: scratch[eventScratch.time])
+                    for (i, firing) in pending.enumerated() {
+                        let index = Int(firing.index)
+                        let eid = UnsafeBufferPointer(rebasing: eids[campaigns.eidOffsets[index]..<campaigns.eidOffsets[index + 1]])
+                        writer.raw(campaigns.rules[index].isSilent ? "{\"kind\":\"silent\",\"id\":\"" : "{\"kind\":\"notification\",\"id\":\"")
+                        writer.bytes.append(contentsOf: eid)
+                        writer.bytes.append(0x3A)
+                        writer.bytes.append(contentsOf: device)
+                        writer.bytes.append(0x3A)
+                        writer.bytes.append(contentsOf: id)
+                        writer.raw("\",\"campaign\":\"")
+                        writer.bytes.append(contentsOf: eid)
+                        writer.raw("\",\"device\":\"")
+                        writer.bytes.append(contentsOf: device)
+                        writer.raw("\",\"event\":\"")
+                        writer.bytes.append(contentsOf: id)
+                        writer.raw(enter ? "\",\"trigger\":\"enter\",\"beacon\":\"" : "\",\"trigger\":\"exit\",\"beacon\":\"")
+                        writer.bytes.append(contentsOf: pid)
+                        writer.raw("\",\"fireDate\":\"")
+                        if firing.fireDate == eventTime {
+                            writer.bytes.append(contentsOf: time)
+                        } else {
+                            Timestamp(milliseconds: firing.fireDate).appendRFC3339(to: &writer.bytes)
+                        }
+                        writer.bytes.append(0x22)
+                        if firing.tail >= 0 {
+                            let start = Int(firing.tail >> 24), count = Int(firing.tail & 0xFF_FFFF)
+                            writer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: tails[start..<start + count]))
+                        } else {
+                            writer.bytes.append(contentsOf: uncached[i]!)
+                        }
+                        writer.bytes.append(0x0A)
+                    }
+                }
+            }
         }
     }
 
@@ -197,33 +251,27 @@ public struct RulesEngine<Store: SuppressionStore> {
     }
 }
 
-/// The event's own parts of a record, escaped and formatted once per event however many records it yields.
+/// The event's own parts of a record, escaped and formatted once per event however many records it
+/// yields, into one reused buffer.
 struct EventScratch {
-    var device: [UInt8] = []
-    var id: [UInt8] = []
-    var pid: [UInt8] = []
-    var time: [UInt8] = []
-    private var other: [UInt8] = []
+    var bytes: [UInt8] = []
+    var device = 0..<0
+    var id = 0..<0
+    var pid = 0..<0
+    var time = 0..<0
 
     mutating func prepare(_ event: BeaconEvent) {
         var w = JSONWriter()
-        swap(&w.bytes, &device)
+        swap(&w.bytes, &bytes)
         w.bytes.removeAll(keepingCapacity: true)
         w.escapedContents(event.device)
-        swap(&w.bytes, &device)
-        swap(&w.bytes, &id)
-        w.bytes.removeAll(keepingCapacity: true)
+        device = 0..<w.bytes.count
         w.escapedContents(event.id)
-        swap(&w.bytes, &id)
-        pid.removeAll(keepingCapacity: true)
-        event.beacon.appendPid(to: &pid)
-        time.removeAll(keepingCapacity: true)
-        event.time.appendRFC3339(to: &time)
-    }
-
-    mutating func format(_ milliseconds: Int64) -> [UInt8] {
-        other.removeAll(keepingCapacity: true)
-        Timestamp(milliseconds: milliseconds).appendRFC3339(to: &other)
-        return other
+        id = device.upperBound..<w.bytes.count
+        event.beacon.appendPid(to: &w.bytes)
+        pid = id.upperBound..<w.bytes.count
+        event.time.appendRFC3339(to: &w.bytes)
+        time = pid.upperBound..<w.bytes.count
+        swap(&w.bytes, &bytes)
     }
 }

@@ -1,11 +1,11 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
-/// (device, campaign) entry is one 16-byte slot of an open-addressing table.
+/// (device, campaign) entry is 12 bytes in its device's run (`DeviceFirings`).
 public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     private var deviceSlots: [String: UInt32] = [:]
     private var devices: [String] = []
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
-    private var firings = FiringTable()
+    private var firings = DeviceFirings()
 
     public init() {}
 
@@ -29,7 +29,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     public mutating func key(device: String) -> UInt32 {
         if let slot = deviceSlots[device] { return slot }
-        let slot = UInt32(devices.count)
+        let slot = firings.addDevice()
         deviceSlots[device] = slot
         devices.append(device)
         return slot
@@ -45,20 +45,20 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     @inline(__always)
     public func lastFiring(_ device: UInt32, _ campaign: UInt32) -> Timestamp? {
-        firings.value(UInt64(device) << 32 | UInt64(campaign)).map(Timestamp.init(milliseconds:))
+        firings.value(device: device, campaign: campaign).map(Timestamp.init(milliseconds:))
     }
 
     @inline(__always)
     public mutating func recordFiring(_ device: UInt32, _ campaign: UInt32, at time: Timestamp) {
-        firings.set(UInt64(device) << 32 | UInt64(campaign), time.milliseconds)
+        firings.set(device: device, campaign: campaign, time: time.milliseconds)
     }
 
     /// Every entry, sorted by device then campaign (a stable order for files and tests).
     public var entries: [FiringEntry] {
         var result: [FiringEntry] = []
         result.reserveCapacity(firings.count)
-        firings.forEach { key, ms in
-            result.append(FiringEntry(device: devices[Int(key >> 32)], campaign: campaigns[Int(key & 0xFFFF_FFFF)], time: Timestamp(milliseconds: ms)))
+        firings.forEach { device, campaign, ms in
+            result.append(FiringEntry(device: devices[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
         }
         return result.sorted { ($0.device, $0.campaign.canonical) < ($1.device, $1.campaign.canonical) }
     }

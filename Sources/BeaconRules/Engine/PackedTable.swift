@@ -1,8 +1,9 @@
-/// An open-addressing hash table from a packed (device, campaign) key to a time, 16 bytes a slot.
+/// An open-addressing hash table from a packed 64-bit key to a 64-bit value, 16 bytes a slot
+/// (the record-tail cache: (campaign, language, trigger) to its range in the tail arena).
 ///
 /// Swift's `Dictionary` hashes with SipHash and stores more per entry; this table uses one
 /// multiply-shift hash and linear probing, and stays at most 5/8 full.
-struct FiringTable: Sendable {
+struct PackedTable: Sendable {
     private static let empty = UInt64.max
     private var keys: [UInt64]
     private var values: [Int64]
@@ -19,9 +20,10 @@ struct FiringTable: Sendable {
 
     @inline(__always)
     private func slot(_ key: UInt64) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 24) & mask
     }
 
+    @inline(__always)
     func value(_ key: UInt64) -> Int64? {
         var i = slot(key)
         return keys.withUnsafeBufferPointer { k in
