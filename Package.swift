@@ -21,20 +21,24 @@ let package = Package(
         .target(name: "BeaconRules", swiftSettings: strict),
         // Reads campaign and locale files from disk into the engine's types.
         .target(name: "CampaignFiles", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // libxml2, as the system has it. Only BeaconRulesXML imports it.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // The XML export form of campaigns (SPEC section 6), read safely with libxml2.
+        .target(name: "BeaconRulesXML", dependencies: ["BeaconRules", "CLibXML2"], swiftSettings: strict),
         // Durable suppression state.
         .target(name: "BeaconRulesStore", dependencies: ["BeaconRules"], swiftSettings: strict),
         // The command line: a thin shell around the library.
         .executableTarget(
             name: "beaconrules",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesStore",
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "BeaconRulesTests",
-            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "beaconrules"],
+            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "beaconrules"],
             swiftSettings: strict
         ),
     ]
