@@ -284,7 +284,7 @@ struct XMLCampaignConverter {
         // The JSON spellings that the decoder also reads, so an export from either world loads.
         if what == "type", let type = ActionType(name: value) { return type.rawValue }
         let names = table.map(\.name)
-        let hint = XMLCampaignSchema.closest(to: value, in: names).map { "did you mean \"\($0)\"? " } ?? ""
+        let hint = Spelling.closest(to: value, in: names).map { "did you mean \"\($0)\"? " } ?? ""
         error(at: a.position, "\(what)=\"\(a.value)\" is not a \(what); \(hint)expected \(names.map { "\"\($0)\"" }.joined(separator: ", "))")
         return nil
     }
