@@ -255,6 +255,8 @@ struct XMLCampaignConverter {
 
     /// Unknown attributes, unknown child elements and stray text, each with the name that was meant.
     private mutating func checkShape(_ e: ParsedElement, namespace: String?) {
+        // Text-only elements get one message about holding an element, not one per child.
+        let textOnly = ["beacon", "subject", "body", "url", "payload"]
         let validAttributes = XMLCampaignSchema.attributes[e.name] ?? []
         for a in e.attributes where !validAttributes.contains(a.name) {
             error(at: a.position, XMLCampaignSchema.unknown("attribute", a.name, in: e.name, valid: validAttributes))
@@ -263,11 +265,11 @@ struct XMLCampaignConverter {
         for child in e.children {
             if child.namespace != namespace {
                 error(at: child.position, "<\(child.name)> is in namespace \"\(child.namespace ?? "none")\"; every element of an export is in \"\(namespace ?? "none")\"")
-            } else if !validChildren.contains(child.name) {
+            } else if !validChildren.contains(child.name) && !textOnly.contains(e.name) {
                 error(at: child.position, XMLCampaignSchema.unknown("element", child.name, in: e.name, valid: validChildren))
             }
         }
-        let textAllowed = ["beacon", "subject", "body", "url", "payload"].contains(e.name)
+        let textAllowed = textOnly.contains(e.name)
         if !textAllowed && e.hasText {
             error(at: e.contentPosition, "<\(e.name)> holds text; only <beacon>, <subject>, <body>, <url> and <payload> do (is a tag missing?)")
         }

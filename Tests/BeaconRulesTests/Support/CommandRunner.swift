@@ -19,16 +19,22 @@ enum CommandRunner {
         process.standardInput = input
         try process.run()
         // Drain both pipes while the process runs so a large output cannot block it.
-        var outData = Data(), errData = Data()
+        let outData = Collected(), errData = Collected()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         group.wait()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self), stderr: String(decoding: errData.data, as: UTF8.self))
     }
+}
+
+/// Bytes read from a pipe on another thread. Unchecked: each box is written once by its reader
+/// before `group.leave()` and read only after `group.wait()`, which orders the two.
+private final class Collected: @unchecked Sendable {
+    var data = Data()
 }

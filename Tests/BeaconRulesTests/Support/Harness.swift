@@ -52,7 +52,7 @@ enum Harness {
                         writer.bytes.append(0x0A)
                     }
                 } catch {
-                    errors[offset + 1] = error.description
+                    errors[offset + 1] = "\(error)"
                 }
             }
         }
