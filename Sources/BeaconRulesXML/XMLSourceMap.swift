@@ -18,32 +18,46 @@ struct XMLSourceMap {
     }
 
     let bytes: [UInt8]
-    /// The offset at which each line starts.
-    let lineStarts: [Int]
+    /// The offset at which each line starts; empty until `indexed()`, so that a refusal early in a
+    /// large document costs a scan of its first bytes only.
+    private(set) var lineStarts: [Int] = []
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
+    }
+
+    /// The same map with the line table built, for many lookups.
+    func indexed() -> XMLSourceMap {
+        var map = self
         var starts = [0]
-        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
-        lineStarts = starts
+        bytes.withUnsafeBufferPointer { buffer in
+            for i in 0..<buffer.count where buffer[i] == 0x0A { starts.append(i + 1) }
+        }
+        map.lineStarts = starts
+        return map
     }
 
     /// The 1-based line and column (in characters) of a byte offset.
     func position(of offset: Int) -> TextPosition {
         let clamped = max(0, min(offset, bytes.count))
-        var low = 0, high = lineStarts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if lineStarts[mid] <= clamped { low = mid } else { high = mid - 1 }
+        var line = 1, lineStart = 0
+        if lineStarts.isEmpty {
+            for i in 0..<clamped where bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+        } else {
+            var low = 0, high = lineStarts.count - 1
+            while low < high {
+                let mid = (low + high + 1) / 2
+                if lineStarts[mid] <= clamped { low = mid } else { high = mid - 1 }
+            }
+            line = low + 1
+            lineStart = lineStarts[low]
         }
         var column = 1
-        var i = lineStarts[low]
-        while i < clamped {
-            // Count characters, not bytes: skip UTF-8 continuation bytes.
-            if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
+        for i in lineStart..<clamped where bytes[i] & 0xC0 != 0x80 {
+            // Count characters, not bytes: UTF-8 continuation bytes do not start one.
+            column += 1
         }
-        return TextPosition(line: low + 1, column: column)
+        return TextPosition(line: line, column: column)
     }
 
     /// The offset of the `<` that opens the markup ending at or before `offset` (libxml2 reports
@@ -117,17 +131,18 @@ struct XMLSourceMap {
     /// Fills in the positions of `root` and its descendants, matching elements to start tags in
     /// document order.
     func locate(_ root: inout ParsedElement) {
-        let tags = startTags()
+        let map = lineStarts.isEmpty ? indexed() : self
+        let tags = map.startTags()
         var next = 0
         func visit(_ element: inout ParsedElement) {
             guard next < tags.count else { return }
             let tag = tags[next]
             next += 1
-            element.position = position(of: tag.offset)
-            element.contentPosition = position(of: tag.contentOffset)
+            element.position = map.position(of: tag.offset)
+            element.contentPosition = map.position(of: tag.contentOffset)
             for index in element.attributes.indices {
                 if let hit = tag.attributes.first(where: { $0.name == element.attributes[index].name }) {
-                    element.attributes[index].position = position(of: hit.offset)
+                    element.attributes[index].position = map.position(of: hit.offset)
                 } else {
                     element.attributes[index].position = element.position
                 }

@@ -4,6 +4,13 @@ import Testing
 
 /// `beaconrules import FILE... --out DIR`.
 @Suite struct ImportTests {
+    /// Runs `import INPUTS --out TMP` and hands the result and the folder to `check`, then removes it.
+    func importing(_ inputs: [String], _ check: (CommandResult, String) throws -> Void) throws {
+        let out = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try check(try CommandRunner.run(["import"] + inputs + ["--out", out]), out)
+    }
+
     @Test func importWritesOneLayoutPerFileAndSaysSo() throws {
         let out = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }
@@ -36,28 +43,25 @@ import Testing
     }
 
     @Test func nothingIsWrittenWhenAnInputDoesNotLoad() throws {
-        let out = Paths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try CommandRunner.run(["import", "Tests/Fixtures/xml/museum/02-shop.xml", "Tests/Fixtures/xml/billion-laughs.xml", "--out", out])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("billion-laughs.xml:2:1: error: a DOCTYPE is not allowed"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
+        try importing(["Tests/Fixtures/xml/museum/02-shop.xml", "Tests/Fixtures/xml/billion-laughs.xml"]) { result, out throws in
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("billion-laughs.xml:2:1: error: a DOCTYPE is not allowed"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
+        }
     }
 
     @Test func theBackendSyncInputIsRefused() throws {
-        let out = Paths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try CommandRunner.run(["import", Paths.sensorberg + "/resolver/injectSyncResponse.json", "--out", out])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("not a campaign layout"))
+        try importing([Paths.sensorberg + "/resolver/injectSyncResponse.json"]) { result, out throws in
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("not a campaign layout"))
+        }
     }
 
     @Test func twoInputsForOneOutputAreRefused() throws {
-        let out = Paths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try CommandRunner.run(["import", "Tests/Fixtures/xml/museum/02-shop.xml", "Campaigns/museum/02-shop.json", "--out", out])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("would both be written to"))
+        try importing(["Tests/Fixtures/xml/museum/02-shop.xml", "Campaigns/museum/02-shop.json"]) { result, out throws in
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("would both be written to"))
+        }
     }
 
     @Test func importNeedsInputsAndOut() throws {
