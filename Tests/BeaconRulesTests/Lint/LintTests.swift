@@ -185,6 +185,16 @@ import Testing
         #expect(result.stdout.split(separator: "\n").count == 9)
     }
 
+    @Test func malformedJSONBeaconsAreLintErrors() throws {
+        let directory = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/bad-beacon.json"
+        try #"{"eid": "b", "type": 1, "beacons": ["b9407f30f5f8466eaff925556b57fe6d00100000zz"]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["lint", "--campaigns", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("\(path):1:37: error: `beacons[0]`: \"b9407f30f5f8466eaff925556b57fe6d00100000zz\" is not a beacon"))
+    }
+
     @Test func badNowIsBadUsage() throws {
         let result = try CommandRunner.run(["lint", "--now", "tomorrow"])
         #expect(result.status == 2)

@@ -1,5 +1,5 @@
 import BeaconRules
-import BeaconRulesXML
+@testable import BeaconRulesXML
 import CampaignFiles
 import Foundation
 import Testing
@@ -98,6 +98,14 @@ import Testing
         #expect(result.status == 2)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines == ["beaconrules: \(path):4:14: error: not well-formed XML: Opening and ending tag mismatch: campaign line 3 and campaing"])
+    }
+
+    /// libxml2's option bits (parser.h): NOENT 1<<1, DTDLOAD 1<<2, DTDATTR 1<<3, DTDVALID 1<<4,
+    /// XINCLUDE 1<<10, NONET 1<<11, HUGE 1<<19.
+    @Test func parserOptionsNeverAskForEntitiesDTDsOrTheNetwork() {
+        let options = LibXML2Parser.options
+        for forbidden: Int32 in [1 << 1, 1 << 2, 1 << 3, 1 << 4, 1 << 10, 1 << 19] { #expect(options & forbidden == 0) }
+        #expect(options & (1 << 11) != 0)
     }
 
     @Test func utf16IsRefusedWithAHint() {
