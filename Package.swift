@@ -27,13 +27,19 @@ let package = Package(
         ),
         // Reads campaign and locale files from disk into the engine's types.
         .target(name: "CampaignFiles", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // libxml2, as the system has it. Only BeaconRulesXML imports it.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // The XML export form of campaigns (SPEC section 6), read safely with libxml2.
+        .target(name: "BeaconRulesXML", dependencies: ["BeaconRules", "CLibXML2"], swiftSettings: strict),
+        // Checks on campaigns and locales beyond what loading needs (`beaconrules lint`). No I/O.
+        .target(name: "CampaignLint", dependencies: ["BeaconRules"], swiftSettings: strict),
         // Durable suppression state.
         .target(name: "BeaconRulesStore", dependencies: ["BeaconRules"], swiftSettings: strict),
         // The command line: a thin shell around the library.
         .executableTarget(
             name: "beaconrules",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesStore",
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -51,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconRulesTests",
-            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BenchmarkWorkload", "beaconrules"],
+            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "beaconrules"],
             swiftSettings: strict
         ),
     ]

@@ -195,7 +195,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         return campaigns.campaigns.map { campaign in
             let last = store.lastFiring(device: event.device, campaign: campaign.id)
             var verdict = campaign.verdict(kind: event.kind, beacon: event.beacon, time: event.time, lastFiring: last)
-            if case .fires = verdict, seen.contains(campaign.id) { verdict = .alreadySentOnce }
+            if case .fires = verdict, seen.contains(campaign.id) { verdict = .sharedEidFiredFirst }
             if case .fires = verdict { seen.insert(campaign.id) }
             return (campaign, verdict)
         }
