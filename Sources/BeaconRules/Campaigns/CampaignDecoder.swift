@@ -44,8 +44,7 @@ public struct CampaignDecoder {
     mutating func decodeActions(_ elements: [JSONElement], path: String, instant: Bool) -> [Campaign] {
         var campaigns: [Campaign] = []
         for (i, element) in elements.enumerated() {
-            let at = path.isEmpty ? "[\(i)]" : "\(path)[\(i)]"
-            if let campaign = decodeAction(element.value, path: at, line: element.line, instant: instant) {
+            if let campaign = decodeAction(element.value, path: path.isEmpty ? "[\(i)]" : "\(path)[\(i)]", line: element.line, instant: instant) {
                 campaigns.append(campaign)
             }
         }
@@ -53,25 +52,25 @@ public struct CampaignDecoder {
     }
 
     /// Decodes one action; nil (with diagnostics) when it has errors.
-    public mutating func decodeAction(_ value: JSONValue, path: String, line: Int, instant: Bool) -> Campaign? {
+    public mutating func decodeAction(_ value: JSONValue, path: @autoclosure () -> String, line: Int, instant: Bool) -> Campaign? {
         let errorsBefore = diagnostics.filter { $0.severity == .error }.count
-        let prefix = path.isEmpty ? "" : "\(path)."
+        func prefix() -> String { path().isEmpty ? "" : "\(path())." }
         guard value.objectMembers != nil else {
-            error(line: line, "\(path.isEmpty ? "the action" : "`\(path)`") must be an object, found \(value.kindName)")
+            error(line: line, "\(path().isEmpty ? "the action" : "`\(path())`") must be an object, found \(value.kindName)")
             return nil
         }
         func field(_ key: String) -> JSONMember? {
             guard let m = value.member(key), !m.value.isNull else { return nil }
             return m
         }
-        func fail(_ m: JSONMember, _ message: String) { error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: \(message)") }
+        func fail(_ m: JSONMember, _ message: String) { error(line: m.line, column: m.column, "`\(prefix())\(m.key)`: \(message)") }
 
         var eid = ""
         if let m = field("eid") {
             if let s = m.value.stringValue, !s.trimmingSpaces().isEmpty { eid = s } else { fail(m, "expected a non-empty string, found \(m.value.kindName)") }
         } else {
             let hint = value.member("id") != nil ? " (it has `id`: this looks like backend sync input, not a layout action)" : ""
-            error(line: line, "`\(path.isEmpty ? "action" : path)`: missing `eid` (the campaign id)\(hint)")
+            error(line: line, "`\(path().isEmpty ? "action" : path())`: missing `eid` (the campaign id)\(hint)")
         }
 
         var trigger = Trigger.enterExit
@@ -104,7 +103,7 @@ public struct CampaignDecoder {
             if let s = m.value.stringValue, let t = ActionType(name: s) { actionType = t }
             else { fail(m, "expected \"notification\", \"website\", \"function\" or \"silent\", found \(m.value.compactText)") }
         } else {
-            error(line: line, "`\(path.isEmpty ? "action" : path)`: missing `type` (1 notification, 2 website, 3 in-app, 4 silent) or `typeString`")
+            error(line: line, "`\(path().isEmpty ? "action" : path())`: missing `type` (1 notification, 2 website, 3 in-app, 4 silent) or `typeString`")
         }
 
         var beacons: [BeaconPattern] = []
@@ -112,11 +111,11 @@ public struct CampaignDecoder {
             if let elements = m.value.arrayElements {
                 for (i, element) in elements.enumerated() {
                     guard let s = element.value.stringValue else {
-                        error(line: element.line, column: element.column, "`\(prefix)beacons[\(i)]`: expected a beacon id string, found \(element.value.kindName)")
+                        error(line: element.line, column: element.column, "`\(prefix())beacons[\(i)]`: expected a beacon id string, found \(element.value.kindName)")
                         continue
                     }
                     if let pattern = BeaconPattern(entry: s) { beacons.append(pattern) } else {
-                        error(line: element.line, column: element.column, "`\(prefix)beacons[\(i)]`: \"\(s)\" is not a beacon: expected a 42-char pid (32 hex + 5-digit major + 5-digit minor), a 32-hex proximity UUID or a 14-char geofence id")
+                        error(line: element.line, column: element.column, "`\(prefix())beacons[\(i)]`: \"\(s)\" is not a beacon: expected a 42-char pid (32 hex + 5-digit major + 5-digit minor), a 32-hex proximity UUID or a 14-char geofence id")
                     }
                 }
             } else { fail(m, "expected an array of beacon ids, found \(m.value.kindName)") }
@@ -126,13 +125,13 @@ public struct CampaignDecoder {
         if let m = field("timeframes") {
             if let elements = m.value.arrayElements {
                 for (i, element) in elements.enumerated() {
-                    let framePath = "\(prefix)timeframes[\(i)]"
+                    func framePath() -> String { "\(prefix())timeframes[\(i)]" }
                     guard element.value.objectMembers != nil else {
-                        error(line: element.line, column: element.column, "`\(framePath)`: expected an object with `start` and `end`, found \(element.value.kindName)")
+                        error(line: element.line, column: element.column, "`\(framePath())`: expected an object with `start` and `end`, found \(element.value.kindName)")
                         continue
                     }
-                    let start = bound(element.value.member("start"), path: "\(framePath).start")
-                    let end = bound(element.value.member("end"), path: "\(framePath).end")
+                    let start = bound(element.value.member("start"), path: "\(framePath()).start")
+                    let end = bound(element.value.member("end"), path: "\(framePath()).end")
                     timeframes.append(Timeframe(start: start, end: end))
                 }
             } else { fail(m, "expected an array of {start, end}, found \(m.value.kindName)") }
@@ -159,7 +158,7 @@ public struct CampaignDecoder {
             else { fail(m, "expected a number of seconds >= 0, found \(m.value.compactText)") }
         }
 
-        let deliverAt = bound(field("deliverAt"), path: "\(prefix)deliverAt")
+        let deliverAt = bound(field("deliverAt"), path: "\(prefix())deliverAt")
 
         var content = CampaignContent()
         if let m = field("content") {
@@ -167,7 +166,7 @@ public struct CampaignDecoder {
                 for key in ["subject", "body", "url"] {
                     guard let c = m.value.member(key), !c.value.isNull else { continue }
                     guard let s = c.value.stringValue else {
-                        error(line: c.line, column: c.column, "`\(prefix)content.\(key)`: expected a string or null, found \(c.value.kindName)")
+                        error(line: c.line, column: c.column, "`\(prefix())content.\(key)`: expected a string or null, found \(c.value.kindName)")
                         continue
                     }
                     switch key {
@@ -183,8 +182,8 @@ public struct CampaignDecoder {
         var onEnter: LocalizedBlock?
         var onExit: LocalizedBlock?
         if let payload = content.payload, payload.objectMembers != nil {
-            onEnter = localizedBlock(payload.member("onEnter"), path: "\(prefix)content.payload.onEnter")
-            onExit = localizedBlock(payload.member("onExit"), path: "\(prefix)content.payload.onExit")
+            onEnter = localizedBlock(payload.member("onEnter"), path: "\(prefix())content.payload.onEnter")
+            onExit = localizedBlock(payload.member("onExit"), path: "\(prefix())content.payload.onExit")
         }
 
         let errorsAfter = diagnostics.filter { $0.severity == .error }.count
@@ -197,51 +196,51 @@ public struct CampaignDecoder {
     }
 
     /// A timeframe bound or `deliverAt`: RFC 3339 (no zone = UTC), epoch ms, or null.
-    mutating func bound(_ member: JSONMember?, path: String) -> Timestamp? {
+    mutating func bound(_ member: JSONMember?, path: @autoclosure () -> String) -> Timestamp? {
         guard let m = member, !m.value.isNull else { return nil }
         switch m.value {
         case .string(let s):
             switch Timestamp.parseRFC3339(s) {
             case .time(let t, _): return t
             case .timeOfDayOnly:
-                warning(line: m.line, column: m.column, "`\(path)`: \"\(s)\" has no date; the bound is treated as absent")
+                warning(line: m.line, column: m.column, "`\(path())`: \"\(s)\" has no date; the bound is treated as absent")
                 return nil
             case .invalid(let reason):
-                error(line: m.line, column: m.column, "`\(path)`: \"\(s)\" is not a date (\(reason)); expected RFC 3339 like 2016-05-10T14:15:00.000+0200")
+                error(line: m.line, column: m.column, "`\(path())`: \"\(s)\" is not a date (\(reason)); expected RFC 3339 like 2016-05-10T14:15:00.000+0200")
                 return nil
             }
         case .number:
             if let ms = m.value.integerValue { return Timestamp(milliseconds: ms) }
-            error(line: m.line, column: m.column, "`\(path)`: expected epoch milliseconds as an integer, found \(m.value.compactText)")
+            error(line: m.line, column: m.column, "`\(path())`: expected epoch milliseconds as an integer, found \(m.value.compactText)")
             return nil
         default:
-            error(line: m.line, column: m.column, "`\(path)`: expected an RFC 3339 date string, found \(m.value.kindName)")
+            error(line: m.line, column: m.column, "`\(path())`: expected an RFC 3339 date string, found \(m.value.kindName)")
             return nil
         }
     }
 
-    mutating func localizedBlock(_ member: JSONMember?, path: String) -> LocalizedBlock? {
+    mutating func localizedBlock(_ member: JSONMember?, path: @autoclosure () -> String) -> LocalizedBlock? {
         guard let m = member, !m.value.isNull else { return nil }
         guard let members = m.value.objectMembers else {
-            error(line: m.line, column: m.column, "`\(path)`: expected an object of language blocks, found \(m.value.kindName)")
+            error(line: m.line, column: m.column, "`\(path())`: expected an object of language blocks, found \(m.value.kindName)")
             return nil
         }
         var block = LocalizedBlock(languages: [])
         for item in members {
-            let at = "\(path).\(item.key)"
+            func at() -> String { "\(path()).\(item.key)" }
             switch item.key {
             case "confirmAction":
                 if let s = item.value.stringValue, let action = ConfirmAction(rawValue: s.lowercased()) { block.confirmAction = action }
-                else if !item.value.isNull { error(line: item.line, column: item.column, "`\(at)`: expected \"open\" or \"share\", found \(item.value.compactText)") }
+                else if !item.value.isNull { error(line: item.line, column: item.column, "`\(at())`: expected \"open\" or \"share\", found \(item.value.compactText)") }
             case "actInForeground":
                 if case .bool(let b) = item.value { block.actInForeground = b }
-                else if !item.value.isNull { error(line: item.line, column: item.column, "`\(at)`: expected true or false, found \(item.value.compactText)") }
+                else if !item.value.isNull { error(line: item.line, column: item.column, "`\(at())`: expected true or false, found \(item.value.compactText)") }
             default:
                 guard let strings = item.value.objectMembers else { continue }
-                var table: [String: String] = [:]
+                var table: [String: String] = Dictionary(minimumCapacity: strings.count)
                 for s in strings {
                     if let text = s.value.stringValue { table[s.key] = text }
-                    else if !s.value.isNull { error(line: s.line, column: s.column, "`\(at).\(s.key)`: expected a string, found \(s.value.kindName)") }
+                    else if !s.value.isNull { error(line: s.line, column: s.column, "`\(at()).\(s.key)`: expected a string, found \(s.value.kindName)") }
                 }
                 block.languages.append(LanguageStrings(key: item.key, strings: table))
             }
