@@ -57,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconRulesTests",
-            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "beaconrules"],
+            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "beaconrules", "beaconrules-bench"],
             swiftSettings: strict
         ),
     ]
