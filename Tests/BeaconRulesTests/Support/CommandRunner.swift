@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the real `beaconrules` binary and captures what it prints.
 struct CommandResult {
@@ -19,16 +20,24 @@ enum CommandRunner {
         process.standardInput = input
         try process.run()
         // Drain both pipes while the process runs so a large output cannot block it.
-        var outData = Data(), errData = Data()
+        let outData = Captured(), errData = Captured()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async { outData.set(out.fileHandleForReading.readDataToEndOfFile()); group.leave() }
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         group.wait()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData.get(), as: UTF8.self), stderr: String(decoding: errData.get(), as: UTF8.self))
     }
+}
+
+/// Bytes read on another thread, handed back under a lock.
+final class Captured: Sendable {
+    private let data = Mutex(Data())
+    func set(_ value: Data) { data.withLock { $0 = value } }
+    func get() -> Data { data.withLock { $0 } }
+    func append(_ value: Data) { data.withLock { $0.append(value) } }
 }

@@ -45,7 +45,7 @@ enum Harness {
             let bytes = Array(line.utf8)
             bytes.withUnsafeBufferPointer { buffer in
                 if EventParser.isBlank(buffer) { return }
-                do {
+                do throws(EventError) {
                     let event = try EventParser.parse(line: buffer, fallbackID: "\(source):\(offset + 1)")
                     engine.process(event) { record in
                         record.appendJSON(to: &writer)
