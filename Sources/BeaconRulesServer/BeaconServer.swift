@@ -117,7 +117,9 @@ public actor BeaconServer: Service {
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel,
-                        configuration: .init(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8)))
+                        configuration: .init(
+                            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
+                            isOutboundHalfClosureEnabled: true))
                 }
             }
     }

@@ -8,8 +8,13 @@ import ServiceLifecycle
 ///
 /// Two tasks share the work so that requests can be pipelined: the reader frames and parses each
 /// chunk as it arrives and submits its lines at once (they may share a commit with every other
-/// connection's), the writer awaits the replies in submission order and writes them. An
-/// `InFlightWindow` between them bounds what a slow reader of replies can make the server hold.
+/// connection's), the writer awaits the replies in submission order and writes them. A
+/// `ReplyQueue` between them bounds what a slow reader of replies can make the server hold.
+///
+/// Graceful shutdown closes the queue: lines already read are answered, later input is read and
+/// dropped, the server half-closes its side after the last reply, and closes once the client has
+/// closed too (or after `lingerAfterShutdown`). Closing while the client's bytes sit unread would
+/// make the kernel reset the connection and drop replies not yet delivered.
 struct Connection: Sendable {
     let number: Int
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -17,23 +22,26 @@ struct Connection: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
 
-    /// Serves the connection until the client closes it, or graceful shutdown closes its input;
-    /// never throws, so one client cannot take the server down.
+    /// How long a connection waits for the client to close after its last reply at shutdown.
+    static let lingerAfterShutdown = TimeAmount.seconds(2)
+
+    /// Serves the connection until the client closes it or shutdown ends it; never throws, so one
+    /// client cannot take the server down.
     func run() async {
         var logger = logger
         logger[metadataKey: "connection"] = "\(number)"
         let peer = channel.channel.remoteAddress.map { "\($0)" } ?? "unknown"
         logger.info("connection opened", metadata: ["peer": "\(peer)"])
+        let queue = ReplyQueue(limit: configuration.linesInFlight)
         var lines = 0
         var outcome = "closed by the client"
         do {
             lines = try await withGracefulShutdownHandler {
                 try await channel.executeThenClose { inbound, outbound in
-                    try await serve(inbound: inbound, outbound: outbound)
+                    try await serve(inbound: inbound, outbound: outbound, queue: queue, logger: logger)
                 }
-            } onGracefulShutdown: { [channel] in
-                // Stop reading: lines already read are still answered, then the connection closes.
-                channel.channel.close(mode: .input, promise: nil)
+            } onGracefulShutdown: {
+                queue.close()
             }
         } catch {
             outcome = "closed: \(error)"
@@ -41,55 +49,62 @@ struct Connection: Sendable {
         logger.info("connection \(outcome)", metadata: ["lines": "\(lines)"])
     }
 
-    private typealias Pending = (reply: EventLoopFuture<ByteBuffer>, lines: Int)
-
     /// Returns the number of lines read.
     private func serve(
-        inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        queue: ReplyQueue, logger: Logger
     ) async throws -> Int {
-        let (replies, pending) = AsyncStream.makeStream(of: Pending.self)
-        let window = InFlightWindow(limit: configuration.linesInFlight)
-        let eventLoop = channel.channel.eventLoop
+        let channel = channel.channel
         let limit = configuration.maximumLineLength
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                defer { window.close() }
-                for await next in replies {
-                    try await outbound.write(try await next.reply.get())
-                    window.release(next.lines)
+                do {
+                    for await next in queue.replies {
+                        try await outbound.write(try await next.reply.get())
+                        queue.release(next.lines)
+                    }
+                } catch {
+                    // The client is gone: stop the reader too.
+                    queue.close()
+                    throw error
                 }
+                // Every line taken is answered. If the client has not ended its requests (shutdown),
+                // tell it with a half-close, and give it a moment to close its side.
+                outbound.finish()
+                channel.eventLoop.scheduleTask(in: Self.lingerAfterShutdown) { channel.close(promise: nil) }
             }
             var framer = LineFramer(limit: limit)
             var number = 0
-            /// False once the writer has gone (the client stopped taking replies).
-            func submit(_ lines: [RequestLine]) async -> Bool {
-                if lines.isEmpty { return true }
-                guard await window.acquire(lines.count) else { return false }
-                let promise = eventLoop.makePromise(of: ByteBuffer.self)
-                owner.submit(lines, promise: promise)
-                pending.yield((promise.futureResult, lines.count))
-                return true
+            func submit(_ lines: [RequestLine]) async {
+                if lines.isEmpty { return }
+                _ = await queue.enqueue(lines.count) {
+                    let promise = channel.eventLoop.makePromise(of: ByteBuffer.self)
+                    owner.submit(lines, promise: promise)
+                    return promise.futureResult
+                }
             }
             do {
                 for try await chunk in inbound {
+                    // After shutdown, input is read only to be dropped (see the type's comment).
+                    if queue.isClosed { continue }
                     var lines: [RequestLine] = []
                     framer.feed(chunk) { frame in
                         number += 1
                         lines.append(.parse(frame, line: number, limit: limit))
                     }
-                    if await !submit(lines) { break }
+                    await submit(lines)
                 }
+                var last: [RequestLine] = []
+                framer.finish { frame in
+                    number += 1
+                    last.append(.parse(frame, line: number, limit: limit))
+                }
+                await submit(last)
             } catch {
                 // A reset or a read error: what was read is still answered, if the client listens.
                 logger.debug("read ended", metadata: ["error": "\(error)"])
             }
-            var last: [RequestLine] = []
-            framer.finish { frame in
-                number += 1
-                last.append(.parse(frame, line: number, limit: limit))
-            }
-            _ = await submit(last)
-            pending.finish()
+            queue.close()
             try await group.waitForAll()
             return number
         }

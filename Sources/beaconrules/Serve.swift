@@ -51,6 +51,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // SIGHUP's default action ends the process; until the reloader has its handler in place,
+        // a SIGHUP (a reload asked for too early) is ignored instead.
+        signal(SIGHUP, SIG_IGN)
         let configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
         do { try configuration.validate() } catch {
             StandardError.write("beaconrules: \(error)\n")
