@@ -1,29 +1,30 @@
+import BeaconRulesServer
 import NIOCore
 import NIOPosix
 
 /// One test connection to `serve`, inside NIO's scoped `executeThenClose`.
 struct LineSession {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    var replies: NIODecodedAsyncSequence<NIOAsyncChannelInboundStream<ByteBuffer>, NIOSplitUTF8LinesMessageDecoder>.AsyncIterator
+    var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    /// The server's own framing: only lines that end in `\n` count, so a reply cut off by a crash
+    /// is never taken for a whole one.
+    var framer = LineFramer(limit: 16 << 20)
+    var ready: [String] = []
 
     /// Sends the lines, each with its `\n`, in one write.
-    func send(_ lines: [String]) async throws {
+    func send(_ lines: some Sequence<String>) async throws {
         try await outbound.write(ByteBuffer(string: lines.map { $0 + "\n" }.joined()))
     }
 
-    /// Sends raw bytes as they are.
-    func send(raw: String) async throws {
-        try await outbound.write(ByteBuffer(string: raw))
-    }
-
-    /// Half-closes: the server sees the end of the requests and still answers them.
-    func finishSending() {
-        outbound.finish()
-    }
-
-    /// The next reply line, or nil when the server has closed the connection.
+    /// The next whole reply line, or nil when the server has closed the connection.
     mutating func receive() async throws -> String? {
-        try await replies.next()
+        while ready.isEmpty {
+            guard let chunk = try await inbound.next() else { return nil }
+            framer.feed(chunk) { frame in
+                if case .line(let line) = frame { ready.append(String(buffer: line)) }
+            }
+        }
+        return ready.removeFirst()
     }
 }
 
@@ -40,9 +41,7 @@ enum LineClient {
                 }
             }
         return try await channel.executeThenClose { inbound, outbound in
-            var session = LineSession(
-                outbound: outbound,
-                replies: inbound.splitUTF8Lines(omittingEmptySubsequences: true, maximumBufferSize: 16 << 20).makeAsyncIterator())
+            var session = LineSession(outbound: outbound, inbound: inbound.makeAsyncIterator())
             return try await body(&session)
         }
     }
