@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import NIOCore
 
 /// Where `serve` listens, and the limits it keeps per connection.
 public struct ServerConfiguration: Sendable {
@@ -30,17 +28,14 @@ public struct ServerConfiguration: Sendable {
         if !allowRemote && !Self.isLoopback(host) { throw .remoteHostRefused(host) }
     }
 
-    /// `localhost`, 127.0.0.0/8 and `::1`.
+    /// `localhost`, 127.0.0.0/8 and `::1` (also as `::ffff:127.x.x.x`).
     public static func isLoopback(_ host: String) -> Bool {
         if host.lowercased() == "localhost" { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 {
-            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        guard let address = try? SocketAddress(ipAddress: host, port: 0), let text = address.ipAddress else { return false }
+        switch address.protocol {
+        case .inet: return text.hasPrefix("127.")
+        case .inet6: return text == "::1" || text.lowercased().hasPrefix("::ffff:127.")
+        default: return false
         }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
-        }
-        return false
     }
 }

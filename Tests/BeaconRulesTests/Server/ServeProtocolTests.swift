@@ -156,3 +156,41 @@ func snapshot(_ path: String) throws -> StateSnapshot {
         answers: answers.count,
         answerBytes: Dictionary(uniqueKeysWithValues: answers.map { ($0.event, $0.records) }))
 }
+
+/// Backpressure: a client that sends without reading its replies.
+@Suite("serve: backpressure")
+struct ServeBackpressureTests {
+    @Test func aClientThatNeverReadsCostsBoundedMemoryAndOthersAreStillAnswered() async throws {
+        let directory = Paths.temporaryDirectory()
+        let server = try await ServerProcess.start(["--state", directory + "/state.db"])
+        let baseline = try #require(residentMegabytes(server.pid))
+        let flood = MuseumTrace.devices(1, events: 20_000, prefix: "flood")[0]
+        let payload = ByteBuffer(string: flood.map { $0 + "\n" }.joined())
+        let others = MuseumTrace.devices(4, events: 50, prefix: "polite").flatMap { $0 }
+        let stuckClient = Task {
+            try await LineClient.withConnection(port: server.port) { session in
+                // Sends 20,000 lines (about 4 MB), 10 times over, and never reads a reply.
+                for _ in 0..<10 { try await session.outbound.write(payload) }
+            }
+        }
+        // Give the stuck client time to fill every buffer between it and the server.
+        try await Task.sleep(for: .seconds(2))
+        let replies = try await LineClient.exchange(port: server.port, lines: others)
+        let grown = try #require(residentMegabytes(server.pid)) - baseline
+        stuckClient.cancel()
+        await server.stop()
+        #expect(replies.count == others.count)
+        #expect(replies.allSatisfy { $0.hasPrefix("{\"ok\":true") })
+        // Replies are held for at most `linesInFlight` lines per connection; 40 MB sent must not
+        // turn into anything near 40 MB of server memory.
+        #expect(grown < 64, "the server grew by \(grown) MB")
+        print("backpressure: server resident memory grew by \(grown) MB while a client sent 40 MB without reading")
+    }
+
+    /// VmRSS from /proc, in MB.
+    private func residentMegabytes(_ pid: Int32) -> Int? {
+        let status = Paths.read("/proc/\(pid)/status")
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 / 1024 }
+    }
+}
