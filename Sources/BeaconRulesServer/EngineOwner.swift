@@ -89,15 +89,27 @@ final class EngineOwner: Sendable {
                 for (promise, reply) in replies { promise.succeed(reply) }
             } catch {
                 // Nothing of this transaction was kept: tell each line so, and the client resends it.
-                logger.error("state not saved; \(events) events answered with an error", metadata: ["error": "\(error)"])
+                // A reload is not part of the transaction: one not reached yet is applied now.
+                var lineCount = 0
+                var reloadsSeen = 0
                 for job in jobs {
-                    guard case .lines(let lines, let promise) = job else { continue }
-                    writer.bytes.removeAll(keepingCapacity: true)
-                    for line in lines {
-                        Reply.rejected(line: line.line, message: "state not saved, resend this line: \(error)", into: &writer)
+                    switch job {
+                    case .lines(let lines, let promise):
+                        writer.bytes.removeAll(keepingCapacity: true)
+                        for line in lines {
+                            Reply.rejected(line: line.line, message: "state not saved, resend this line: \(error)", into: &writer)
+                        }
+                        lineCount += lines.count
+                        promise.succeed(ByteBuffer(bytes: writer.bytes))
+                    case .reload(let campaigns, let locales, let continuation):
+                        reloadsSeen += 1
+                        if reloadsSeen > reloaded.count {
+                            state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+                            reloaded.append(continuation)
+                        }
                     }
-                    promise.succeed(ByteBuffer(bytes: writer.bytes))
                 }
+                logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
             }
             for continuation in reloaded { continuation.resume() }
         }

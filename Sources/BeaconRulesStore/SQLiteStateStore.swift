@@ -19,7 +19,9 @@ public final class SQLiteStateStore: SuppressionStore {
     private let insertAnswer: SQLiteStatement
     private var inTransaction = false
     /// The first failure inside the open transaction. The `SuppressionStore` calls cannot throw,
-    /// so a failure is kept here and `commit()` reports it (after rolling everything back).
+    /// so a failure is kept here and `commit()` reports it (after rolling everything back). After
+    /// one, no more SQL runs until then: SQLite may already have rolled the transaction back on its
+    /// own (a full disk does), and later writes would then each commit by themselves.
     private var failure: StoreError?
 
     /// 'BRST' in the SQLite header: tells a state file from any other SQLite database.
@@ -132,6 +134,7 @@ public final class SQLiteStateStore: SuppressionStore {
     // MARK: - Suppression state
 
     public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
+        if failure != nil { return nil }
         defer { selectFiring.reset() }
         selectFiring.bind(1, device)
         selectFiring.bind(2, campaign.canonical)
@@ -145,6 +148,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     public func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
+        if failure != nil { return }
         defer { upsertFiring.reset() }
         upsertFiring.bind(1, device)
         upsertFiring.bind(2, campaign.canonical)
@@ -157,6 +161,7 @@ public final class SQLiteStateStore: SuppressionStore {
     /// The records (JSON lines, each ending in `\n`) this event id was answered with, or nil when
     /// the id is new. Sees the open transaction's own answers too.
     public func answer(event id: String) -> [UInt8]? {
+        if failure != nil { return nil }
         defer { selectAnswer.reset() }
         selectAnswer.bind(1, id)
         do {
@@ -170,10 +175,18 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Logs the answer to a new event id: its records as JSON lines, each ending in `\n`.
     public func remember(event id: String, records: [UInt8]) {
+        if failure != nil { return }
         defer { insertAnswer.reset() }
         insertAnswer.bind(1, id)
         records.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
         do { _ = try insertAnswer.step() } catch { note(error) }
+    }
+
+    /// Lets the file grow by at most `pages` more pages; past that every write fails as on a full
+    /// disk. For tests of what happens when the state cannot be saved.
+    func limitGrowth(toPages pages: Int) throws(StoreError) {
+        let current = try db.integer("PRAGMA page_count")
+        try db.execute("PRAGMA max_page_count = \(current + Int64(pages))")
     }
 
     // MARK: - Inspection
