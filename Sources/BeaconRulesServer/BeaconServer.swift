@@ -47,7 +47,7 @@ public actor BeaconServer: Service {
     }
 
     public func run() async throws {
-        guard case .idle = state else { throw ServerError.stopped }
+        guard case .idle = state else { throw ServerError.alreadyStarted }
         state = .running
         owner.start()
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
@@ -81,7 +81,7 @@ public actor BeaconServer: Service {
         } onGracefulShutdown: {
             listener.channel.close(promise: nil)
         }
-        logger.info("stopped accepting and answered every line read; closing the state")
+        logger.info("stopped accepting; every connection is closed; closing the state")
         await owner.stop()
         state = .stopped
         logger.info("stopped")

@@ -8,6 +8,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     case badPort(Int)
     /// Work arrived after the state owner stopped (only during shutdown).
     case stopped
+    /// `run()` was called a second time on the same server.
+    case alreadyStarted
 
     public var description: String {
         switch self {
@@ -19,6 +21,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
             return "--port \(port): expected 0...65535 (0 picks a free port)"
         case .stopped:
             return "the server is stopping"
+        case .alreadyStarted:
+            return "this server has already been started; make a new one"
         }
     }
 }

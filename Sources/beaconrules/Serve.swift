@@ -54,6 +54,8 @@ struct Serve: AsyncParsableCommand {
         // SIGHUP's default action ends the process; until the reloader has its handler in place,
         // a SIGHUP (a reload asked for too early) is ignored instead.
         signal(SIGHUP, SIG_IGN)
+        // A closed stdout (the `listening on` line) must not end the server.
+        signal(SIGPIPE, SIG_IGN)
         let configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
         do { try configuration.validate() } catch {
             StandardError.write("beaconrules: \(error)\n")
