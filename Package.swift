@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "BeaconRules", targets: ["BeaconRules"]),
         .executable(name: "beaconrules", targets: ["beaconrules"]),
+        .executable(name: "beaconrules-bench", targets: ["beaconrules-bench"]),
         .executable(name: "beaconrules-load", targets: ["beaconrules-load"]),
     ],
     dependencies: [
@@ -22,9 +23,20 @@ let package = Package(
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
-        .target(name: "BeaconRules", swiftSettings: strict),
+        // Cross-module optimization lets the CLI and server specialize the generic engine for their
+        // store: unspecialized, a third of replay's time went to generic metadata and value witnesses.
+        .target(
+            name: "BeaconRules",
+            swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+        ),
         // Reads campaign and locale files from disk into the engine's types.
         .target(name: "CampaignFiles", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // libxml2, as the system has it. Only BeaconRulesXML imports it.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // The XML export form of campaigns (SPEC section 6), read safely with libxml2.
+        .target(name: "BeaconRulesXML", dependencies: ["BeaconRules", "CLibXML2"], swiftSettings: strict),
+        // Checks on campaigns and locales beyond what loading needs (`beaconrules lint`). No I/O.
+        .target(name: "CampaignLint", dependencies: ["BeaconRules"], swiftSettings: strict),
         // The system SQLite (libsqlite3-dev): a module map and a shim, imported by BeaconRulesStore only.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Durable state in SQLite: suppression, once-only, and the log of answered events.
@@ -45,12 +57,23 @@ let package = Package(
         .executableTarget(
             name: "beaconrules",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesServer",
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BeaconRulesServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The seeded benchmark workload, shared by the benchmark and the tests.
+        .target(name: "BenchmarkWorkload", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // Measures replay against `wc -l`, campaign loading and state size (run by hand, release build).
+        .executableTarget(
+            name: "beaconrules-bench",
+            dependencies: [
+                "BeaconRules", "CampaignFiles", "BenchmarkWorkload",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
@@ -68,7 +91,8 @@ let package = Package(
         .testTarget(
             name: "BeaconRulesTests",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesServer", "beaconrules",
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload",
+                "BeaconRulesServer", "beaconrules",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -128,10 +128,7 @@ final class EngineOwner: Sendable {
                 return
             }
             records.bytes.removeAll(keepingCapacity: true)
-            state.engine.process(event) { record in
-                record.appendJSON(to: &records)
-                records.bytes.append(0x0A)
-            }
+            state.engine.write(event, into: &records)
             store.remember(event: event.id, records: records.bytes)
             Reply.accepted(event: event.id, records: records.bytes, into: &writer)
         }

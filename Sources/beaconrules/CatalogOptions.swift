@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesXML
 import CampaignFiles
 
 /// `--campaigns` and `--locales`, shared by every command that loads campaigns.
@@ -36,5 +37,5 @@ struct CatalogOptions: ParsableArguments {
 
 /// Campaign formats beyond JSON, by file extension.
 enum CampaignFormats {
-    static let extra: [String: CampaignFormatReader] = [:]
+    static let extra: [String: CampaignFormatReader] = ["xml": XMLCampaignReader.read]
 }

@@ -49,10 +49,12 @@ public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
     public func appendPid(to out: inout [UInt8]) {
         uuid.appendHex(to: &out)
         for value in [major, minor] {
-            var v = Int(value)
-            var digits = [UInt8](repeating: 0x30, count: 5)
-            for k in stride(from: 4, through: 0, by: -1) { digits[k] = UInt8(0x30 + v % 10); v /= 10 }
-            out.append(contentsOf: digits)
+            let v = Int(value)
+            out.append(UInt8(0x30 + v / 10000))
+            out.append(UInt8(0x30 + v / 1000 % 10))
+            out.append(UInt8(0x30 + v / 100 % 10))
+            out.append(UInt8(0x30 + v / 10 % 10))
+            out.append(UInt8(0x30 + v % 10))
         }
     }
 }

@@ -9,19 +9,19 @@ public enum BeaconPattern: Sendable, Equatable {
 
     /// Reads a `beacons` entry; dashes are ignored and hex is compared case-insensitively.
     public init?(entry: String) {
-        let compact = String(String.UnicodeScalarView(entry.unicodeScalars.filter { $0 != "-" }))
-        switch compact.utf8.count {
-        case 42:
-            guard let id = BeaconID(pid: compact) else { return nil }
-            self = .exact(id)
-        case 32:
-            guard let uuid = ProximityUUID(text: compact) else { return nil }
-            self = .proximityUUID(uuid)
-        case 14:
-            self = .geofence(compact)
-        default:
-            return nil
+        var compact: [UInt8] = []
+        compact.reserveCapacity(42)
+        for byte in entry.utf8 where byte != 0x2D { compact.append(byte) }
+        let pattern: BeaconPattern? = compact.withUnsafeBufferPointer { bytes in
+            switch bytes.count {
+            case 42: return BeaconID(pidBytes: bytes).map(BeaconPattern.exact)
+            case 32: return ProximityUUID(hex32: bytes).map(BeaconPattern.proximityUUID)
+            case 14: return .geofence(String(decoding: bytes, as: UTF8.self))
+            default: return nil
+            }
         }
+        guard let pattern else { return nil }
+        self = pattern
     }
 
     public func matches(_ beacon: BeaconID) -> Bool {

@@ -63,7 +63,15 @@ public struct CampaignID: Sendable, Hashable, Comparable, CustomStringConvertibl
     public var canonical: String
 
     public init(eid: String) {
-        canonical = String(String.UnicodeScalarView(eid.lowercased().unicodeScalars.filter { $0 != "-" }))
+        // ASCII (every eid seen in practice) is folded byte by byte; anything else through Unicode.
+        if eid.utf8.allSatisfy({ $0 < 0x80 }) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(eid.utf8.count)
+            for byte in eid.utf8 where byte != 0x2D { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+            canonical = String(decoding: bytes, as: UTF8.self)
+        } else {
+            canonical = String(String.UnicodeScalarView(eid.lowercased().unicodeScalars.filter { $0 != "-" }))
+        }
     }
 
     public init(canonical: String) { self.canonical = canonical }

@@ -1,4 +1,5 @@
-/// Campaigns in load order, indexed by beacon once so that an event never scans them all.
+/// Campaigns in load order, indexed by beacon once so that an event never scans them all, and
+/// compiled into flat rules for the hot path.
 public struct CampaignSet: Sendable {
     public let campaigns: [Campaign]
     /// Exact pids to the campaigns (load order) that list them.
@@ -7,6 +8,19 @@ public struct CampaignSet: Sendable {
     let byUUID: [ProximityUUID: [Int32]]
     /// `instantActions`: candidates for every event.
     let instant: [Int32]
+    /// One compiled rule per campaign, same order.
+    let rules: [CompiledRule]
+    /// Timeframe (start, end) pairs of all rules; open bounds are `Int64.min` / `Int64.max`.
+    let frameBounds: [Int64]
+    /// The distinct campaign ids, by `CompiledRule.idSlot`.
+    public let campaignIDs: [CampaignID]
+    /// Every campaign's eid as JSON string contents (escaped, no quotes), back to back, for records;
+    /// campaign i's is `eidBytes[eidOffsets[i]..<eidOffsets[i + 1]]`.
+    let eidBytes: [UInt8]
+    let eidOffsets: [Int]
+    /// Per `CompiledRule.idSlot`: whether any action with that eid reads state (suppression or once-only).
+    /// Campaigns that never read it neither look it up nor write it.
+    let keepsState: [Bool]
 
     public init(_ campaigns: [Campaign]) {
         self.campaigns = campaigns
@@ -29,6 +43,18 @@ public struct CampaignSet: Sendable {
         self.byBeacon = byBeacon
         self.byUUID = byUUID
         self.instant = instant
+        (rules, frameBounds, campaignIDs) = Self.compile(campaigns)
+        var eids = JSONWriter(capacity: campaigns.count * 34)
+        var offsets = [0]
+        for campaign in campaigns {
+            eids.escapedContents(campaign.eid)
+            offsets.append(eids.bytes.count)
+        }
+        eidBytes = eids.bytes
+        eidOffsets = offsets
+        var keeps = [Bool](repeating: false, count: campaignIDs.count)
+        for rule in rules where rule.onceOnly || rule.interval > 0 { keeps[Int(rule.idSlot)] = true }
+        keepsState = keeps
     }
 
     public var count: Int { campaigns.count }
@@ -38,8 +64,8 @@ public struct CampaignSet: Sendable {
         out.removeAll(keepingCapacity: true)
         let exact = byBeacon[beacon] ?? []
         let uuid = byUUID[beacon.uuid] ?? []
-        if uuid.isEmpty && instant.isEmpty { out.append(contentsOf: exact); return }
         out.append(contentsOf: exact)
+        if uuid.isEmpty && instant.isEmpty { return }
         out.append(contentsOf: uuid)
         out.append(contentsOf: instant)
         out.sort()

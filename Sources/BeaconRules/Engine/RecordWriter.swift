@@ -1,14 +1,48 @@
-/// Formats records as JSON lines (SPEC section 3) straight into bytes, fields in the documented order.
+/// Formats records as JSON lines (SPEC section 3), fields in the documented order.
+///
+/// A record is written as a head (what depends on the event: ids, device, beacon, fireDate) and a
+/// tail (what depends only on the campaign, the trigger and the chosen language). The engine's hot
+/// path caches tails; both paths share these two functions, so they cannot drift apart.
 extension NotificationRecord {
     public func appendJSON(to w: inout JSONWriter) {
-        w.raw("{\"kind\":"); w.string(kind.rawValue)
-        w.raw(",\"id\":"); w.string(id)
-        w.raw(",\"campaign\":"); w.string(campaign)
-        w.raw(",\"device\":"); w.string(device)
-        w.raw(",\"event\":"); w.string(event)
-        w.raw(",\"trigger\":"); w.string(trigger.name)
-        w.raw(",\"beacon\":\""); beacon.appendPid(to: &w.bytes); w.raw("\"")
-        w.raw(",\"fireDate\":\""); fireDate.appendRFC3339(to: &w.bytes); w.raw("\"")
+        var pid: [UInt8] = []
+        beacon.appendPid(to: &pid)
+        var date: [UInt8] = []
+        fireDate.appendRFC3339(to: &date)
+        Self.appendHead(
+            to: &w, kind: kind, eid: JSONWriter.escaped(campaign), device: JSONWriter.escaped(device),
+            event: JSONWriter.escaped(event), trigger: trigger, pid: pid, fireDate: date)
+        appendTail(to: &w)
+    }
+
+    /// `{"kind":...,"id":...,"campaign":...,"device":...,"event":...,"trigger":...,"beacon":...,"fireDate":...`
+    /// from escaped string contents.
+    @inline(__always)
+    static func appendHead(
+        to w: inout JSONWriter, kind: Kind, eid: [UInt8], device: [UInt8], event: [UInt8],
+        trigger: EventKind, pid: [UInt8], fireDate: [UInt8]
+    ) {
+        w.raw(kind == .notification ? "{\"kind\":\"notification\",\"id\":\"" : "{\"kind\":\"silent\",\"id\":\"")
+        w.bytes.append(contentsOf: eid)
+        w.bytes.append(0x3A)
+        w.bytes.append(contentsOf: device)
+        w.bytes.append(0x3A)
+        w.bytes.append(contentsOf: event)
+        w.raw("\",\"campaign\":\"")
+        w.bytes.append(contentsOf: eid)
+        w.raw("\",\"device\":\"")
+        w.bytes.append(contentsOf: device)
+        w.raw("\",\"event\":\"")
+        w.bytes.append(contentsOf: event)
+        w.raw(trigger == .enter ? "\",\"trigger\":\"enter\",\"beacon\":\"" : "\",\"trigger\":\"exit\",\"beacon\":\"")
+        w.bytes.append(contentsOf: pid)
+        w.raw("\",\"fireDate\":\"")
+        w.bytes.append(contentsOf: fireDate)
+        w.bytes.append(0x22)
+    }
+
+    /// `,"actionType":...` through the closing brace.
+    func appendTail(to w: inout JSONWriter) {
         w.raw(",\"actionType\":"); w.string(actionType.name)
         w.raw(",\"language\":"); w.optionalString(language)
         if kind == .notification {

@@ -6,15 +6,39 @@ public struct RulesEngine<Store: SuppressionStore> {
     public let campaigns: CampaignSet
     public let chooser: LanguageChooser
     public var store: Store
+    /// The store's key for each distinct campaign id (`CompiledRule.idSlot`).
+    private var campaignKeys: [Store.CampaignKey]
     /// Reused per event so that matching does not allocate.
-    private var candidates: [Int32] = []
-    private var firedIDs: [CampaignID] = []
+    private var scratch: [Int32] = []
+    private var firedSlots: [Int32] = []
+    private var pending: [Firing] = []
+    /// Rendered record tails (see `RecordWriter`) back to back, and where each is by
+    /// (campaign, device language, trigger): offset << 24 | length.
+    private var tailArena: [UInt8] = []
+    private var tailIndex = PackedTable()
+    private var localeSlots: [String: UInt32] = [:]
+    private var eventScratch = EventScratch()
+
+    /// Distinct device languages whose record tails are cached; beyond this, tails are rendered per record.
+    static var cachedLanguageLimit: Int { 1024 }
+
+    struct Firing {
+        var fireDate: Int64
+        var rank: Int32
+        var index: Int32
+        /// Where the record's tail is in `tailArena` (offset << 24 | length), -1 when not cached.
+        var tail: Int64 = -1
+    }
 
     public init(campaigns: CampaignSet, locales: LocaleTable, store: Store) {
         self.campaigns = campaigns
         self.chooser = LanguageChooser(locales: locales)
         self.store = store
-        candidates.reserveCapacity(16)
+        var keys: [Store.CampaignKey] = []
+        keys.reserveCapacity(campaigns.campaignIDs.count)
+        for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
+        campaignKeys = keys
+        scratch.reserveCapacity(16)
     }
 
     /// Every record the event produces, ordered by `fireDate`, then campaign.
@@ -24,27 +48,145 @@ public struct RulesEngine<Store: SuppressionStore> {
         return records
     }
 
-    /// Streams the event's records to `emit` in SPEC order without building an array when there is at most one.
+    /// Streams the event's records to `emit` in SPEC order.
     public mutating func process(_ event: BeaconEvent, emit: (NotificationRecord) -> Void) {
-        campaigns.candidates(for: event.beacon, into: &candidates)
-        if candidates.isEmpty { return }
-        firedIDs.removeAll(keepingCapacity: true)
-        var pending: [NotificationRecord] = []
-        for index in candidates {
-            let campaign = campaigns.campaigns[Int(index)]
+        match(event)
+        for firing in pending {
+            let campaign = campaigns.campaigns[Int(firing.index)]
+            emit(record(for: campaign, event: event, fireDate: Timestamp(milliseconds: firing.fireDate)))
+        }
+    }
+
+    /// Decides which campaigns fire for `event`, updates the state, and leaves them in `pending`
+    /// sorted by fire date, then campaign.
+    private mutating func match(_ event: BeaconEvent) {
+        pending.removeAll(keepingCapacity: true)
+        let exact = campaigns.byBeacon[event.beacon]
+        let uuid = campaigns.byUUID[event.beacon.uuid]
+        let list: [Int32]
+        if uuid == nil && campaigns.instant.isEmpty {
+            guard let exact else { return }
+            list = exact
+        } else {
+            campaigns.candidates(for: event.beacon, into: &scratch)
+            list = scratch
+        }
+        if list.isEmpty { return }
+        firedSlots.removeAll(keepingCapacity: true)
+        let time = event.time.milliseconds
+        let bit = CompiledRule.bit(event.kind)
+        var device = store.existingKey(device: event.device)
+        for index in list {
+            let rule = campaigns.rules[Int(index)]
+            if rule.triggerMask & bit == 0 { continue }
             // Actions that share an eid are one campaign: the first that fires speaks for it.
-            if firedIDs.contains(campaign.id) { continue }
-            if !campaign.isInstant && !campaign.trigger.matches(event.kind) { continue }
-            let last = store.lastFiring(device: event.device, campaign: campaign.id)
-            guard case .fires(let fireDate) = campaign.verdictAfterMatch(time: event.time, lastFiring: last) else { continue }
-            store.recordFiring(device: event.device, campaign: campaign.id, at: event.time)
-            firedIDs.append(campaign.id)
-            pending.append(record(for: campaign, event: event, fireDate: fireDate))
+            if firedSlots.contains(rule.idSlot) { continue }
+            if campaigns.keepsState[Int(rule.idSlot)] {
+                let key = campaignKeys[Int(rule.idSlot)]
+                let last = device.flatMap { store.lastFiring($0, key)?.milliseconds }
+                guard let fireDate = campaigns.fireDate(rule, time: time, last: last) else { continue }
+                let deviceKey = device ?? store.key(device: event.device)
+                device = deviceKey
+                store.recordFiring(deviceKey, key, at: event.time)
+                firedSlots.append(rule.idSlot)
+                pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index))
+                continue
+            }
+            guard let fireDate = campaigns.fireDate(rule, time: time, last: nil) else { continue }
+            firedSlots.append(rule.idSlot)
+            pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index))
         }
         if pending.count > 1 {
-            pending.sort { ($0.fireDate, $0.campaign) < ($1.fireDate, $1.campaign) }
+            pending.sort { ($0.fireDate, $0.rank, $0.index) < ($1.fireDate, $1.rank, $1.index) }
         }
-        for record in pending { emit(record) }
+    }
+
+    /// The hot path: the event's records appended to `writer` as JSON lines. Everything but the
+    /// event's own fields comes from byte arenas: eids rendered at load, tails rendered once per
+    /// (campaign, trigger, device language) and cached.
+    public mutating func write(_ event: BeaconEvent, into writer: inout JSONWriter) {
+        match(event)
+        if pending.isEmpty { return }
+        eventScratch.prepare(event)
+        let slot = localeSlot(event.locale)
+        let bit = UInt64(CompiledRule.bit(event.kind))
+        // Render what the cache lacks first, so the write loop below only reads the arenas.
+        var uncached: [Int: [UInt8]] = [:]
+        for (i, firing) in pending.enumerated() {
+            if let slot {
+                let key = UInt64(firing.index) << 32 | UInt64(slot) << 2 | bit
+                if let packed = tailIndex.value(key) {
+                    pending[i].tail = packed
+                } else {
+                    let tail = renderTail(index: Int(firing.index), event: event)
+                    let packed = Int64(tailArena.count) << 24 | Int64(tail.count)
+                    tailArena.append(contentsOf: tail)
+                    tailIndex.set(key, packed)
+                    pending[i].tail = packed
+                }
+            } else {
+                uncached[i] = renderTail(index: Int(firing.index), event: event)
+            }
+        }
+        let eventTime = event.time.milliseconds
+        let enter = event.kind == .enter
+        campaigns.eidBytes.withUnsafeBufferPointer { eids in
+            tailArena.withUnsafeBufferPointer { tails in
+                eventScratch.bytes.withUnsafeBufferPointer { scratch in
+                    let device = UnsafeBufferPointer(rebasing: scratch[eventScratch.device])
+                    let id = UnsafeBufferPointer(rebasing: scratch[eventScratch.id])
+                    let pid = UnsafeBufferPointer(rebasing: scratch[eventScratch.pid])
+                    let time = UnsafeBufferPointer(rebasing: scratch[eventScratch.time])
+                    for (i, firing) in pending.enumerated() {
+                        let index = Int(firing.index)
+                        let eid = UnsafeBufferPointer(rebasing: eids[campaigns.eidOffsets[index]..<campaigns.eidOffsets[index + 1]])
+                        writer.raw(campaigns.rules[index].isSilent ? "{\"kind\":\"silent\",\"id\":\"" : "{\"kind\":\"notification\",\"id\":\"")
+                        writer.bytes.append(contentsOf: eid)
+                        writer.bytes.append(0x3A)
+                        writer.bytes.append(contentsOf: device)
+                        writer.bytes.append(0x3A)
+                        writer.bytes.append(contentsOf: id)
+                        writer.raw("\",\"campaign\":\"")
+                        writer.bytes.append(contentsOf: eid)
+                        writer.raw("\",\"device\":\"")
+                        writer.bytes.append(contentsOf: device)
+                        writer.raw("\",\"event\":\"")
+                        writer.bytes.append(contentsOf: id)
+                        writer.raw(enter ? "\",\"trigger\":\"enter\",\"beacon\":\"" : "\",\"trigger\":\"exit\",\"beacon\":\"")
+                        writer.bytes.append(contentsOf: pid)
+                        writer.raw("\",\"fireDate\":\"")
+                        if firing.fireDate == eventTime {
+                            writer.bytes.append(contentsOf: time)
+                        } else {
+                            Timestamp(milliseconds: firing.fireDate).appendRFC3339(to: &writer.bytes)
+                        }
+                        writer.bytes.append(0x22)
+                        if firing.tail >= 0 {
+                            let start = Int(firing.tail >> 24), count = Int(firing.tail & 0xFF_FFFF)
+                            writer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: tails[start..<start + count]))
+                        } else {
+                            writer.bytes.append(contentsOf: uncached[i]!)
+                        }
+                        writer.bytes.append(0x0A)
+                    }
+                }
+            }
+        }
+    }
+
+    private func renderTail(index: Int, event: BeaconEvent) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        record(for: campaigns.campaigns[index], event: event, fireDate: event.time).appendTail(to: &w)
+        return w.bytes
+    }
+
+    private mutating func localeSlot(_ locale: String?) -> UInt32? {
+        guard let locale else { return 0 }
+        if let slot = localeSlots[locale] { return slot }
+        guard localeSlots.count < Self.cachedLanguageLimit else { return nil }
+        let slot = UInt32(localeSlots.count + 1)
+        localeSlots[locale] = slot
+        return slot
     }
 
     /// What every campaign decides for `event` against the current state, without changing it.
@@ -53,7 +195,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         return campaigns.campaigns.map { campaign in
             let last = store.lastFiring(device: event.device, campaign: campaign.id)
             var verdict = campaign.verdict(kind: event.kind, beacon: event.beacon, time: event.time, lastFiring: last)
-            if case .fires = verdict, seen.contains(campaign.id) { verdict = .alreadySentOnce }
+            if case .fires = verdict, seen.contains(campaign.id) { verdict = .sharedEidFiredFirst }
             if case .fires = verdict { seen.insert(campaign.id) }
             return (campaign, verdict)
         }
@@ -75,9 +217,9 @@ public struct RulesEngine<Store: SuppressionStore> {
         var language: String?
         var confirm = ConfirmAction.open
         var foreground = true
-        var okTitle: String?
-        var cancelTitle: String?
-        var categoryLanguage: String
+        let okTitle: String?
+        let cancelTitle: String?
+        let categoryLanguage: String
         if let block = campaign.block(for: event.kind), let chosen = chooser.choose(in: block, deviceTag: event.locale) {
             language = chosen.key
             confirm = block.confirmAction
@@ -106,5 +248,30 @@ public struct RulesEngine<Store: SuppressionStore> {
             kind: .notification, id: id, campaign: campaign.eid, device: event.device, event: event.id,
             trigger: event.kind, beacon: event.beacon, fireDate: fireDate, actionType: campaign.actionType,
             language: language, title: title, body: body, url: url, category: category, payload: payload)
+    }
+}
+
+/// The event's own parts of a record, escaped and formatted once per event however many records it
+/// yields, into one reused buffer.
+struct EventScratch {
+    var bytes: [UInt8] = []
+    var device = 0..<0
+    var id = 0..<0
+    var pid = 0..<0
+    var time = 0..<0
+
+    mutating func prepare(_ event: BeaconEvent) {
+        var w = JSONWriter()
+        swap(&w.bytes, &bytes)
+        w.bytes.removeAll(keepingCapacity: true)
+        w.escapedContents(event.device)
+        device = 0..<w.bytes.count
+        w.escapedContents(event.id)
+        id = device.upperBound..<w.bytes.count
+        event.beacon.appendPid(to: &w.bytes)
+        pid = id.upperBound..<w.bytes.count
+        event.time.appendRFC3339(to: &w.bytes)
+        time = pid.upperBound..<w.bytes.count
+        swap(&w.bytes, &bytes)
     }
 }

@@ -8,6 +8,9 @@ public enum Verdict: Sendable, Equatable {
     case suppressed(until: Timestamp)
     case alreadySentOnce
     case deliverAtPassed(Timestamp)
+    /// Another action with the same eid fires for this event; actions sharing an eid are one
+    /// campaign and only the first that fires sends (SPEC section 2).
+    case sharedEidFiredFirst
 
     /// The reason in words, as `explain` prints it.
     public var explanation: String {
@@ -20,6 +23,21 @@ public enum Verdict: Sendable, Equatable {
         case .suppressed(let until): "suppressed until \(until)"
         case .alreadySentOnce: "already sent once"
         case .deliverAtPassed(let at): "deliverAt has passed (\(at))"
+        case .sharedEidFiredFirst: "an earlier action with the same eid fires for this event (actions sharing an eid are one campaign)"
+        }
+    }
+
+    /// A stable name for machines (`explain --json`).
+    public var code: String {
+        switch self {
+        case .fires: "fired"
+        case .beaconDoesNotMatch: "beaconDoesNotMatch"
+        case .triggerMismatch: "triggerMismatch"
+        case .outsideTimeframes: "outsideTimeframes"
+        case .suppressed: "suppressed"
+        case .alreadySentOnce: "alreadySentOnce"
+        case .deliverAtPassed: "deliverAtPassed"
+        case .sharedEidFiredFirst: "sharedEidFiredFirst"
         }
     }
 }

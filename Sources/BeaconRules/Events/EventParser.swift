@@ -73,6 +73,11 @@ public enum EventParser {
                     }
                     device = text
                 case .type:
+                    if s.current == 0x22, let known = knownType(&s) {
+                        kind = known
+                        rawType = nil
+                        break
+                    }
                     guard let text = try optionalText(&s, field: "type", allowNumber: false) else {
                         throw EventError("field `type`: expected \"enter\" or \"exit\", found null", column: valueColumn)
                     }
@@ -108,6 +113,16 @@ public enum EventParser {
         guard let beacon else { throw EventError("missing field `beacon`: expected a 42-char pid or {\"uuid\", \"major\", \"minor\"}") }
         guard let time else { throw EventError("missing field `time`: expected RFC 3339 (2016-05-10T16:00:00Z) or epoch milliseconds") }
         return BeaconEvent(id: id ?? fallbackID(), device: device, kind: kind, beacon: beacon, time: time, locale: locale)
+    }
+
+    /// `"enter"` or `"exit"` read straight from the bytes; nil (position unchanged) for anything else.
+    @inline(__always)
+    static func knownType(_ s: inout JSONScanner) -> EventKind? {
+        let p = s.position
+        let b = s.bytes
+        if p + 7 <= b.count, b[p + 6] == 0x22, matches(b, p + 1, "enter") { s.position = p + 7; return .enter }
+        if p + 6 <= b.count, b[p + 5] == 0x22, matches(b, p + 1, "exit") { s.position = p + 6; return .exit }
+        return nil
     }
 
     @inlinable

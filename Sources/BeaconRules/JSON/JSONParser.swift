@@ -38,6 +38,7 @@ public enum JSONParser {
             s.position += 1
             s.skipWhitespace()
             var members: [JSONMember] = []
+            members.reserveCapacity(8)
             if s.current == 0x7D { s.position += 1; return .object(members) }
             while true {
                 s.skipWhitespace()

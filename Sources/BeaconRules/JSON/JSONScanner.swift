@@ -54,9 +54,9 @@ struct JSONScanner {
     }
 
     @inlinable
-    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
+    mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(JSONSyntaxError) {
         guard current == byte else {
-            throw error("expected \(what), found \(foundDescription())")
+            throw error("expected \(what()), found \(foundDescription())")
         }
         position += 1
     }
@@ -91,6 +91,9 @@ struct JSONScanner {
     mutating func decodeString(_ range: Range<Int>, escaped: Bool) throws(JSONSyntaxError) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
         if !escaped {
+            // ASCII needs no validation, and `String(validating:)` runs unspecialized (generic
+            // metadata lookups on every call): most ids and tags take this path.
+            if isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
             guard let s = String(validating: slice, as: UTF8.self) else {
                 throw error("string is not valid UTF-8", at: range.lowerBound)
             }
@@ -252,6 +255,23 @@ struct JSONScanner {
 }
 
 @inlinable func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+
+/// True when every byte is below 0x80, checked eight bytes at a time.
+@usableFromInline func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    var i = 0
+    let n = bytes.count
+    let raw = UnsafeRawPointer(base)
+    while i + 8 <= n {
+        if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+        i += 8
+    }
+    while i < n {
+        if base[i] >= 0x80 { return false }
+        i += 1
+    }
+    return true
+}
 
 @inlinable func hexDigitValue(_ b: UInt8) -> UInt8? {
     switch b {

@@ -19,7 +19,21 @@ public struct JSONWriter: Sendable {
     /// A JSON string literal with the escapes RFC 8259 requires.
     public mutating func string(_ text: String) {
         bytes.append(0x22)
-        for byte in text.utf8 {
+        escapedContents(text)
+        bytes.append(0x22)
+    }
+
+    /// The contents of a JSON string literal (no quotes): runs without escapes are copied in bulk.
+    public mutating func escapedContents(_ text: String) {
+        var text = text
+        text.withUTF8 { escapedContents($0) }
+    }
+
+    public mutating func escapedContents(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            if i > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+            runStart = i + 1
             switch byte {
             case 0x22: bytes.append(0x5C); bytes.append(0x22)
             case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
@@ -28,13 +42,19 @@ public struct JSONWriter: Sendable {
             case 0x09: bytes.append(0x5C); bytes.append(0x74)
             case 0x08: bytes.append(0x5C); bytes.append(0x62)
             case 0x0C: bytes.append(0x5C); bytes.append(0x66)
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0xF)]])
             }
         }
-        bytes.append(0x22)
+        if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+    }
+
+    /// `text` as JSON string contents (escaped, without quotes).
+    public static func escaped(_ text: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: text.utf8.count)
+        writer.escapedContents(text)
+        return writer.bytes
     }
 
     public mutating func optionalString(_ text: String?) {

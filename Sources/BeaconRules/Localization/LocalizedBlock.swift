@@ -36,7 +36,15 @@ public struct LanguageStrings: Sendable, Equatable {
 public enum LanguageTag {
     /// Lower-cased, `_` read as `-`, surrounding spaces dropped.
     public static func normalize(_ tag: String) -> String {
-        String(tag.lowercased().map { $0 == "_" ? "-" : $0 }).trimmingSpaces()
+        let utf8 = tag.utf8
+        if utf8.allSatisfy({ $0 < 0x80 && $0 != 0x20 && $0 != 0x09 }) {
+            var bytes = Array(utf8)
+            for i in bytes.indices {
+                if bytes[i] >= 0x41 && bytes[i] <= 0x5A { bytes[i] |= 0x20 } else if bytes[i] == 0x5F { bytes[i] = 0x2D }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(tag.lowercased().map { $0 == "_" ? "-" : $0 }).trimmingSpaces()
     }
 
     /// The tag and each shorter prefix: `zh-hant-tw`, `zh-hant`, `zh`.

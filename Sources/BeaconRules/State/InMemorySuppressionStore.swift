@@ -1,11 +1,11 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
-/// (device, campaign) entry is one 8-byte key and one 8-byte time in a flat hash table.
+/// (device, campaign) entry is 12 bytes in its device's run (`DeviceFirings`).
 public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     private var deviceSlots: [String: UInt32] = [:]
     private var devices: [String] = []
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
-    private var firings: [UInt64: Int64] = [:]
+    private var firings = DeviceFirings()
 
     public init() {}
 
@@ -13,36 +13,53 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         for entry in entries { recordFiring(device: entry.device, campaign: entry.campaign, at: entry.time) }
     }
 
+    /// Entries kept.
     public var count: Int { firings.count }
 
     public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         guard let d = deviceSlots[device], let c = campaignSlots[campaign] else { return nil }
-        return firings[UInt64(d) << 32 | UInt64(c)].map(Timestamp.init(milliseconds:))
+        return lastFiring(d, c)
     }
 
     public mutating func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
-        let d = intern(device)
-        let c: UInt32
-        if let slot = campaignSlots[campaign] { c = slot } else {
-            c = UInt32(campaigns.count)
-            campaignSlots[campaign] = c
-            campaigns.append(campaign)
-        }
-        firings[UInt64(d) << 32 | UInt64(c)] = time.milliseconds
+        recordFiring(key(device: device), key(campaign: campaign), at: time)
     }
 
-    private mutating func intern(_ device: String) -> UInt32 {
+    public func existingKey(device: String) -> UInt32? { deviceSlots[device] }
+
+    public mutating func key(device: String) -> UInt32 {
         if let slot = deviceSlots[device] { return slot }
-        let slot = UInt32(devices.count)
+        let slot = firings.addDevice()
         deviceSlots[device] = slot
         devices.append(device)
         return slot
     }
 
+    public mutating func key(campaign: CampaignID) -> UInt32 {
+        if let slot = campaignSlots[campaign] { return slot }
+        let slot = UInt32(campaigns.count)
+        campaignSlots[campaign] = slot
+        campaigns.append(campaign)
+        return slot
+    }
+
+    @inline(__always)
+    public func lastFiring(_ device: UInt32, _ campaign: UInt32) -> Timestamp? {
+        firings.value(device: device, campaign: campaign).map(Timestamp.init(milliseconds:))
+    }
+
+    @inline(__always)
+    public mutating func recordFiring(_ device: UInt32, _ campaign: UInt32, at time: Timestamp) {
+        firings.set(device: device, campaign: campaign, time: time.milliseconds)
+    }
+
     /// Every entry, sorted by device then campaign (a stable order for files and tests).
     public var entries: [FiringEntry] {
-        firings.map { key, ms in
-            FiringEntry(device: devices[Int(key >> 32)], campaign: campaigns[Int(key & 0xFFFF_FFFF)], time: Timestamp(milliseconds: ms))
-        }.sorted { ($0.device, $0.campaign.canonical) < ($1.device, $1.campaign.canonical) }
+        var result: [FiringEntry] = []
+        result.reserveCapacity(firings.count)
+        firings.forEach { device, campaign, ms in
+            result.append(FiringEntry(device: devices[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
+        }
+        return result.sorted { ($0.device, $0.campaign.canonical) < ($1.device, $1.campaign.canonical) }
     }
 }

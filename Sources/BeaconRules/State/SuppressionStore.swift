@@ -1,10 +1,36 @@
 /// Where the engine keeps, per (device, campaign), the event time of the last record it emitted.
 /// Suppression intervals, `suppressionTime: 0` and `sendOnlyOnce` are all decided from it.
+///
+/// A store only has to implement the two string-keyed methods. A store that can do better on the
+/// hot path also picks its own `DeviceKey` and `CampaignKey` (the in-memory store uses dense
+/// integers), so the engine resolves the device once per event and each campaign once at load.
 public protocol SuppressionStore {
+    associatedtype DeviceKey = String
+    associatedtype CampaignKey = CampaignID
+
     /// The event time of the last firing of `campaign` for `device`, nil if it never fired.
     func lastFiring(device: String, campaign: CampaignID) -> Timestamp?
     /// Remembers that `campaign` fired for `device` at event time `time`.
     mutating func recordFiring(device: String, campaign: CampaignID, at time: Timestamp)
+
+    /// The key of a device the store already knows, nil when it has no state for it.
+    func existingKey(device: String) -> DeviceKey?
+    /// The key of a device, created when new.
+    mutating func key(device: String) -> DeviceKey
+    /// The key of a campaign (asked once per campaign when the engine is built).
+    mutating func key(campaign: CampaignID) -> CampaignKey
+    func lastFiring(_ device: DeviceKey, _ campaign: CampaignKey) -> Timestamp?
+    mutating func recordFiring(_ device: DeviceKey, _ campaign: CampaignKey, at time: Timestamp)
+}
+
+extension SuppressionStore where DeviceKey == String, CampaignKey == CampaignID {
+    public func existingKey(device: String) -> String? { device }
+    public mutating func key(device: String) -> String { device }
+    public mutating func key(campaign: CampaignID) -> CampaignID { campaign }
+    public func lastFiring(_ device: String, _ campaign: CampaignID) -> Timestamp? { lastFiring(device: device, campaign: campaign) }
+    public mutating func recordFiring(_ device: String, _ campaign: CampaignID, at time: Timestamp) {
+        recordFiring(device: device, campaign: campaign, at: time)
+    }
 }
 
 /// One remembered firing, as stores list and persist them.

@@ -26,11 +26,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let (year, month, day) = CivilTime.civilFromDays(days)
         let hour = rest / 3_600_000, minute = rest / 60_000 % 60, second = rest / 1000 % 60, milli = rest % 1000
         func pad(_ v: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: 0x30, count: width)
-            var x = v
-            var i = width - 1
-            while i >= 0 { digits[i] = UInt8(0x30 + x % 10); x /= 10; i -= 1 }
-            out.append(contentsOf: digits)
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(0x30 + v / divisor % 10))
+                divisor /= 10
+            }
         }
         if year < 0 { out.append(0x2D); pad(-year, 4) } else if year > 9999 { out.append(contentsOf: String(year).utf8) } else { pad(year, 4) }
         out.append(0x2D); pad(month, 2); out.append(0x2D); pad(day, 2)

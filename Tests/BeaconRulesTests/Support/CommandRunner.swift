@@ -1,43 +1,31 @@
 import Foundation
-import Synchronization
 
-/// Runs the real `beaconrules` binary and captures what it prints.
+/// What the real `beaconrules` binary printed and how it exited.
 struct CommandResult {
     var status: Int32
     var stdout: String
     var stderr: String
 }
 
+/// Runs the real `beaconrules` binary, stdout and stderr captured through files so that
+/// a large output can never block it.
 enum CommandRunner {
     static func run(_ arguments: [String], stdin: String? = nil, directory: String = Paths.root.path) throws -> CommandResult {
+        let scratch = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let outPath = scratch + "/stdout", errPath = scratch + "/stderr", inPath = scratch + "/stdin"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: inPath, contents: Data((stdin ?? "").utf8))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
         try process.run()
-        // Drain both pipes while the process runs so a large output cannot block it.
-        let outData = Captured(), errData = Captured()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { outData.set(out.fileHandleForReading.readDataToEndOfFile()); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
         process.waitUntilExit()
-        group.wait()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData.get(), as: UTF8.self), stderr: String(decoding: errData.get(), as: UTF8.self))
+        return CommandResult(status: process.terminationStatus, stdout: Paths.read(outPath), stderr: Paths.read(errPath))
     }
-}
-
-/// Bytes read on another thread, handed back under a lock.
-final class Captured: Sendable {
-    private let data = Mutex(Data())
-    func set(_ value: Data) { data.withLock { $0 = value } }
-    func get() -> Data { data.withLock { $0 } }
-    func append(_ value: Data) { data.withLock { $0.append(value) } }
 }

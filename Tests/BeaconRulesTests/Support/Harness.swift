@@ -39,20 +39,22 @@ enum Harness {
 
     /// Replays JSON lines through the engine as `replay` does: records as JSON lines, errors as messages by line.
     static func replay<S: SuppressionStore>(_ text: String, source: String, engine: inout RulesEngine<S>) -> (records: String, errors: [Int: String]) {
+        replay(bytes: Array(text.utf8), source: source, engine: &engine)
+    }
+
+    /// Bytes, so that fixtures with invalid UTF-8 reach the parser as they are.
+    static func replay<S: SuppressionStore>(bytes text: [UInt8], source: String, engine: inout RulesEngine<S>) -> (records: String, errors: [Int: String]) {
         var writer = JSONWriter()
         var errors: [Int: String] = [:]
-        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let bytes = Array(line.utf8)
+        for (offset, line) in text.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let bytes = Array(line)
             bytes.withUnsafeBufferPointer { buffer in
-                if EventParser.isBlank(buffer) { return }
-                do throws(EventError) {
-                    let event = try EventParser.parse(line: buffer, fallbackID: "\(source):\(offset + 1)")
-                    engine.process(event) { record in
-                        record.appendJSON(to: &writer)
-                        writer.bytes.append(0x0A)
-                    }
-                } catch {
+                do {
+                    try engine.replay(line: buffer, fallbackID: "\(source):\(offset + 1)", into: &writer)
+                } catch let error as EventError {
                     errors[offset + 1] = error.description
+                } catch {
+                    errors[offset + 1] = "\(error)"
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,4 +91,11 @@ final class ServerProcess: Sendable {
         }
         return false
     }
+}
+
+/// Bytes read on another thread, handed back under a lock.
+final class Captured: Sendable {
+    private let data = Mutex(Data())
+    func get() -> Data { data.withLock { $0 } }
+    func append(_ value: Data) { data.withLock { $0.append(value) } }
 }

@@ -1,0 +1,72 @@
+import ArgumentParser
+import BeaconRules
+import BenchmarkWorkload
+import CampaignFiles
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beaconrules-bench`: replay throughput against `wc -l` on the same file, campaign load time,
+/// state size per entry and peak memory, on a seeded workload. Run it on a release build.
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beaconrules-bench",
+        abstract: "Measure beaconrules replay on a seeded workload (release build; see README)."
+    )
+
+    @Option(help: "Campaigns in the workload.") var campaigns = 10_000
+    @Option(help: "Events in the workload.") var events = 1_000_000
+    @Option(help: "Distinct devices.") var devices = 100_000
+    @Option(help: "Campaigns for the load-time measurement.") var loadCampaigns = 100_000
+    @Option(help: "Folder for the generated workload (reused when the spec is unchanged).") var work = ".build/bench"
+    @Option(help: "The beaconrules binary to measure.") var binary = ".build/release/beaconrules"
+    @Option(help: "Timed runs of each command; the best is reported.") var runs = 3
+    @Option(help: "Pin measured commands to this CPU (one core) with taskset; -1 to not pin.") var cpu = 0
+
+    func run() throws {
+        var spec = WorkloadSpec(campaigns: campaigns, events: events, devices: devices)
+        spec.locales = ["de-DE", "fr-FR", "en-US"]
+        let files = try Workspace.prepare(spec: spec, folder: work)
+        let eventBytes = Double(files.eventBytes)
+        print("workload: \(campaigns) campaigns over \(spec.uuids) UUIDs, \(events) events (\(String(format: "%.1f", eventBytes / 1e6)) MB) over \(devices) devices, \(spec.locales.count) locales")
+
+        let pin = cpu >= 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") ? ["/usr/bin/taskset", "-c", String(cpu)] : []
+        let wc = try (0..<runs).map { _ in try Spawn.run(pin + ["/usr/bin/wc", "-l", files.events]) }.min { $0.seconds < $1.seconds }!
+        let replayArgs = pin + [binary, "replay", files.events, "--campaigns", files.campaigns, "--locales", "Locales"]
+        let replay = try (0..<runs).map { _ in try Spawn.run(replayArgs) }.min { $0.seconds < $1.seconds }!
+        guard replay.status == 0 else { throw ValidationError("replay exited \(replay.status)") }
+        let output = try Spawn.run(replayArgs, stdoutPath: work + "/records.jsonl")
+        let recordBytes = (try? FileManager.default.attributesOfItem(atPath: work + "/records.jsonl")[.size] as? Int) ?? 0
+        let records = try Workspace.countLines(work + "/records.jsonl")
+        try? FileManager.default.removeItem(atPath: work + "/records.jsonl")
+        _ = output
+
+        // Memory is flat in the number of events: a tenth of the trace has the same peak.
+        let tenth = try Workspace.head(files.events, lines: events / 10, to: work + "/tenth.jsonl")
+        let small = try Spawn.run(pin + [binary, "replay", tenth, "--campaigns", files.campaigns, "--locales", "Locales"])
+
+        let load = try Workspace.measureLoad(spec: WorkloadSpec(campaigns: loadCampaigns, events: 0, devices: 1), folder: work)
+        let state = StateSize.measure(devices: 100_000, campaignsPerDevice: 10)
+
+        let eventsPerSecond = Double(events) / replay.seconds
+        let wcLinesPerSecond = Double(events) / wc.seconds
+        print("")
+        print("| measure | value |")
+        print("| --- | --- |")
+        print("| replay, end to end (file in, records to /dev/null) | \(Report.rate(eventsPerSecond)) events/s, \(String(format: "%.0f", eventBytes / replay.seconds / 1e6)) MB/s in, \(String(format: "%.3f", replay.seconds)) s |")
+        print("| `wc -l` on the same file | \(Report.rate(wcLinesPerSecond)) lines/s, \(String(format: "%.0f", eventBytes / wc.seconds / 1e6)) MB/s |")
+        print("| replay / `wc -l` | 1 : \(String(format: "%.1f", wcLinesPerSecond / eventsPerSecond)) |")
+        print("| records | \(records) (\(String(format: "%.2f", Double(records) / Double(max(1, events)))) per event), \(Report.rate(Double(records) / replay.seconds)) records/s, \(String(format: "%.0f", Double(recordBytes) / replay.seconds / 1e6)) MB/s out |")
+        print("| peak RSS, whole trace / a tenth of it | \(replay.maxRSSKiB / 1024) MiB / \(small.maxRSSKiB / 1024) MiB |")
+        print("| loading \(loadCampaigns) campaigns (read, parse, decode, index) | \(String(format: "%.3f", load.seconds)) s (\(String(format: "%.1f", load.megabytes)) MB of JSON) |")
+        print("| suppression state per (device, campaign) entry | \(String(format: "%.1f", state)) bytes (1,000,000 entries) |")
+    }
+}
+
+enum Report {
+    static func rate(_ value: Double) -> String {
+        value >= 1e6 ? String(format: "%.2f M", value / 1e6) : String(format: "%.0f k", value / 1e3)
+    }
+}

@@ -1,0 +1,69 @@
+import BeaconRules
+import BenchmarkWorkload
+import CampaignFiles
+import Foundation
+
+/// The generated files of a workload, made once per spec and reused.
+enum Workspace {
+    struct Files {
+        var campaigns: String
+        var events: String
+        var eventBytes: Int
+    }
+
+    static func prepare(spec: WorkloadSpec, folder: String) throws -> Files {
+        let fm = FileManager.default
+        let stamp = "\(spec.campaigns)-\(spec.uuids)-\(spec.events)-\(spec.devices)-\(spec.seed)-\(spec.locales.joined(separator: ","))"
+        let stampPath = folder + "/spec"
+        let campaigns = folder + "/campaigns"
+        let events = folder + "/events.jsonl"
+        if (try? String(contentsOfFile: stampPath, encoding: .utf8)) != stamp {
+            try? fm.removeItem(atPath: folder)
+            try fm.createDirectory(atPath: campaigns, withIntermediateDirectories: true)
+            _ = fm.createFile(atPath: campaigns + "/bench.json", contents: Data(spec.campaignsJSON()))
+            _ = fm.createFile(atPath: events, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: events))
+            spec.generateEvents { handle.write(Data($0)) }
+            try handle.close()
+            try stamp.write(toFile: stampPath, atomically: true, encoding: .utf8)
+        }
+        let size = (try fm.attributesOfItem(atPath: events)[.size] as? Int) ?? 0
+        return Files(campaigns: campaigns, events: events, eventBytes: size)
+    }
+
+    /// Reads, parses, decodes and indexes `spec.campaigns` campaigns in-process.
+    static func measureLoad(spec: WorkloadSpec, folder: String) throws -> (seconds: Double, megabytes: Double) {
+        let path = folder + "/load-\(spec.campaigns).json"
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: Data(spec.campaignsJSON()))
+        }
+        let size = Double((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+        var best = Double.infinity
+        for _ in 0..<3 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let catalog = CampaignFileReader().load(paths: [path])
+            let set = CampaignSet(catalog.campaigns)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            precondition(catalog.errors.isEmpty && set.count == spec.campaigns, "the load workload must load")
+            best = min(best, seconds)
+        }
+        return (best, size / 1e6)
+    }
+
+    static func countLines(_ path: String) throws -> Int {
+        guard let data = FileManager.default.contents(atPath: path) else { return 0 }
+        return data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    }
+
+    static func head(_ path: String, lines: Int, to output: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return output }
+        var seen = 0
+        var end = data.count
+        for (i, byte) in data.enumerated() where byte == 0x0A {
+            seen += 1
+            if seen == lines { end = i + 1; break }
+        }
+        _ = FileManager.default.createFile(atPath: output, contents: data.prefix(end))
+        return output
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import BeaconRules
+import BeaconRulesStore
+import Foundation
+
+/// `beaconrules explain`: for one event, every campaign with `fired` or the first rule that stopped it.
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Explain, for one event, why each campaign fires or not.",
+        discussion: """
+            Prints one line per campaign, in load order: `EID: fired (fireDate ..., language ...)` or the \
+            first rule that stopped it (beacon does not match, trigger is exit only, outside timeframes \
+            (next opens ...), suppressed until ..., already sent once, deliverAt has passed). The state \
+            is read, never changed. Exit status: 0 explained; 2 bad usage, an event that does not parse, \
+            or campaigns/locales/state that do not load.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The event as one JSON object (SPEC section 1), `-` to read it from stdin, or a file holding it.", valueName: "event-json"))
+    var event: String
+
+    @OptionGroup var catalog: CatalogOptions
+
+    @Option(name: .customLong("state"), help: ArgumentHelp("Explain against the suppression state in this file (as `replay --state` keeps it).", valueName: "file"))
+    var stateFile: String?
+
+    @Flag(name: .customLong("json"), help: "One JSON object per campaign instead of text.")
+    var json = false
+
+    func run() throws {
+        let beaconEvent = try parseEvent()
+        let (campaigns, locales) = try catalog.load { warning in StandardError.write("beaconrules: \(warning)\n") }
+        // A missing state file is an empty state (and is not created); an existing one is only read.
+        if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
+            let store: SQLiteStateStore
+            do { store = try SQLiteStateStore(path: stateFile) } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
+            defer { store.close() }
+            report(RulesEngine(campaigns: campaigns, locales: locales, store: store), beaconEvent)
+        } else {
+            report(RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), beaconEvent)
+        }
+    }
+
+    func parseEvent() throws -> BeaconEvent {
+        var text = event
+        var source = "argument"
+        let trimmed = event.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+        if event == "-" || !trimmed.hasPrefix("{") {
+            source = event == "-" ? "stdin" : event
+            let data = event == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: event)
+            guard let data else {
+                StandardError.write("beaconrules: \(event): not an event (expected a JSON object like {\"type\":\"enter\",\"device\":\"d-1\",\"beacon\":\"...\",\"time\":\"2016-05-10T16:00:00Z\"}) and no such file\n")
+                throw ExitCode(2)
+            }
+            // The first line that is not blank: a trace file can be explained event by event.
+            text = String(decoding: data, as: UTF8.self).split(separator: "\n").first { !$0.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" } }.map(String.init) ?? ""
+        }
+        do {
+            return try EventParser.parse(line: text, fallbackID: "\(source):1")
+        } catch {
+            StandardError.write("beaconrules: \(source): the event does not parse: \(error.description)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    func report<Store: SuppressionStore>(_ engine: RulesEngine<Store>, _ event: BeaconEvent) {
+        var out = ""
+        for (campaign, verdict) in engine.explain(event) {
+            var language: String?
+            if case .fires(let fireDate) = verdict {
+                language = engine.record(for: campaign, event: event, fireDate: fireDate).language
+            }
+            out += json ? jsonLine(campaign, verdict, language: language) : textLine(campaign, verdict, language: language)
+            out += "\n"
+        }
+        print(out, terminator: "")
+    }
+
+    func textLine(_ campaign: Campaign, _ verdict: Verdict, language: String?) -> String {
+        if case .fires(let fireDate) = verdict {
+            let languageText = campaign.actionType == .silent ? "silent" : "language \(language ?? "none")"
+            return "\(campaign.eid): fired (fireDate \(fireDate), \(languageText))"
+        }
+        return "\(campaign.eid): \(verdict.explanation)"
+    }
+
+    func jsonLine(_ campaign: Campaign, _ verdict: Verdict, language: String?) -> String {
+        var w = JSONWriter(capacity: 256)
+        w.raw("{\"campaign\":"); w.string(campaign.eid)
+        w.raw(",\"file\":"); w.string(campaign.origin.file)
+        w.raw(",\"line\":"); w.integer(Int64(campaign.origin.line))
+        w.raw(",\"verdict\":"); w.string(verdict.code)
+        switch verdict {
+        case .fires(let fireDate):
+            w.raw(",\"fireDate\":"); w.string(fireDate.description)
+            w.raw(",\"language\":"); w.optionalString(language)
+        case .outsideTimeframes(let next):
+            w.raw(",\"nextOpens\":"); w.optionalString(next?.description)
+        case .suppressed(let until):
+            w.raw(",\"until\":"); w.string(until.description)
+        case .deliverAtPassed(let at):
+            w.raw(",\"deliverAt\":"); w.string(at.description)
+        case .triggerMismatch(let trigger):
+            w.raw(",\"trigger\":"); w.string(trigger.name)
+        case .beaconDoesNotMatch, .alreadySentOnce, .sharedEidFiredFirst:
+            break
+        }
+        w.raw(",\"message\":"); w.string(textLine(campaign, verdict, language: language).dropFirst(campaign.eid.count + 2).description)
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

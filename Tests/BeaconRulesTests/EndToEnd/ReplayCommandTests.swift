@@ -1,0 +1,110 @@
+import BeaconRules
+import Foundation
+import Testing
+
+/// The real `beaconrules replay` binary: output, errors, exit codes, stdin and `--state`.
+@Suite("beaconrules replay (real binary)")
+struct ReplayCommandTests {
+    @Test func readmeCommandPrintsTheGoldenRecords() throws {
+        let result = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout == Paths.read(Paths.fixture("museum-day.records.jsonl")))
+    }
+
+    @Test func brokenLinesGoToStderrAsJSONAndExitIsOne() throws {
+        let result = try CommandRunner.run(["replay", "Tests/Fixtures/museum-broken.jsonl", "--campaigns", "Campaigns", "--locales", "Locales"])
+        #expect(result.status == 1)
+        #expect(result.stdout == Paths.read(Paths.fixture("museum-broken.records.jsonl")))
+        #expect(result.stderr == Paths.read(Paths.fixture("museum-broken.errors.jsonl")))
+        for line in result.stderr.split(separator: "\n") {
+            let error = try JSONParser.parse(String(line))
+            #expect(error.objectMembers?.map(\.key) == ["kind", "source", "line", "message"])
+            #expect(error["kind"] == .string("error"))
+            #expect(error["source"] == .string("Tests/Fixtures/museum-broken.jsonl"))
+        }
+    }
+
+    @Test func stdinIsReadWhenNoFileOrDashIsGiven() throws {
+        let trace = Paths.read(Paths.fixture("museum-day.jsonl"))
+        let fromFile = Paths.read(Paths.fixture("museum-day.records.jsonl"))
+        for arguments in [["replay"], ["replay", "-"]] {
+            let result = try CommandRunner.run(arguments, stdin: trace)
+            #expect(result.status == 0)
+            #expect(result.stdout == fromFile.replacingOccurrences(of: "Tests/Fixtures/museum-day.jsonl:21", with: "stdin:21"))
+        }
+    }
+
+    @Test func severalFilesAreReplayedInOrderWithOneState() throws {
+        let dir = Paths.temporaryDirectory()
+        let lines = Paths.read(Paths.fixture("museum-day.jsonl")).split(separator: "\n", omittingEmptySubsequences: false)
+        try (lines[0..<10].joined(separator: "\n") + "\n").write(toFile: dir + "/a.jsonl", atomically: true, encoding: .utf8)
+        try lines[10...].joined(separator: "\n").write(toFile: dir + "/b.jsonl", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["replay", dir + "/a.jsonl", dir + "/b.jsonl"])
+        #expect(result.status == 0)
+        let expected = Paths.read(Paths.fixture("museum-day.records.jsonl"))
+            .replacingOccurrences(of: "Tests/Fixtures/museum-day.jsonl:21", with: dir + "/b.jsonl:11")
+        #expect(result.stdout == expected)
+    }
+
+    @Test func stateFileCarriesSuppressionAcrossRuns() throws {
+        let dir = Paths.temporaryDirectory()
+        let state = dir + "/state"
+        let lines = Paths.read(Paths.fixture("museum-day.jsonl")).split(separator: "\n", omittingEmptySubsequences: false)
+        try (lines[0..<6].joined(separator: "\n") + "\n").write(toFile: dir + "/first.jsonl", atomically: true, encoding: .utf8)
+        try (lines[6..<20].joined(separator: "\n") + "\n").write(toFile: dir + "/second.jsonl", atomically: true, encoding: .utf8)
+        let first = try CommandRunner.run(["replay", dir + "/first.jsonl", "--state", state])
+        let second = try CommandRunner.run(["replay", dir + "/second.jsonl", "--state", state])
+        #expect(first.status == 0 && second.status == 0)
+        let whole = Paths.read(Paths.fixture("museum-day.records.jsonl")).split(separator: "\n").filter { !$0.contains("museum-day.jsonl:21") }
+        #expect((first.stdout + second.stdout).split(separator: "\n") == whole)
+        // Without the state the second run would send anna's coupon again.
+        let forgetful = try CommandRunner.run(["replay", dir + "/second.jsonl"])
+        #expect(forgetful.stdout.split(separator: "\n").count > second.stdout.split(separator: "\n").count)
+    }
+
+    @Test func damagedStateFileStopsWithExitTwo() throws {
+        let dir = Paths.temporaryDirectory()
+        try "garbage\n".write(toFile: dir + "/state", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl", "--state", dir + "/state"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(dir + "/state: not a beaconrules state file"))
+    }
+
+    @Test func campaignThatDoesNotLoadStopsWithExitTwoNamingFileAndLine() throws {
+        let dir = Paths.temporaryDirectory()
+        try "[\n  {\"eid\": \"x\", \"type\": 1,\n   \"trigger\": 9}\n]\n".write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl", "--campaigns", dir])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(dir + "/bad.json:3:4: error: `[0].trigger`: expected 1 (enter), 2 (exit) or 3 (both), found 9"))
+    }
+
+    @Test func invalidJSONCampaignNamesLineAndColumn() throws {
+        let dir = Paths.temporaryDirectory()
+        try "{\"eid\": \"x\",\n \"type\": 1,,\n}".write(toFile: dir + "/broken.json", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["replay", "--campaigns", dir + "/broken.json"], stdin: "")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(dir + "/broken.json:2:12: error: not valid JSON"))
+    }
+
+    @Test func syncInputInTheCorpusIsRefusedWithExitTwo() throws {
+        let result = try CommandRunner.run(["replay", "--campaigns", Paths.sensorberg], stdin: "")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("injectSyncResponse.json:1: error: this is a Sensorberg backend sync input"))
+    }
+
+    @Test(arguments: [["replay", "--no-such-flag"], ["replay", "missing-file.jsonl"], ["replay", "--locales", "/nonexistent"], ["frobnicate"]])
+    func badUsageExitsTwo(arguments: [String]) throws {
+        let result = try CommandRunner.run(arguments, stdin: "")
+        #expect(result.status == 2)
+        #expect(!result.stderr.isEmpty)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func noProgressBarWhenStderrIsNotATerminal() throws {
+        let result = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl"])
+        #expect(!result.stderr.contains("\r"))
+    }
+}
