@@ -34,7 +34,9 @@ public enum EventParser {
         return true
     }
 
-    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String) throws -> BeaconEvent {
+    /// `acceptResponses`: a `"type":"response"` line throws `ResponseLine` instead of the rejection,
+    /// for `parseInput` to read it as a response.
+    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String, acceptResponses: Bool = false) throws -> BeaconEvent {
         s.skipWhitespace()
         guard s.current == 0x7B else {
             if s.current == 0x5B { throw EventError("expected one JSON object per line, found an array", column: s.column) }
@@ -85,6 +87,8 @@ public enum EventParser {
                     switch text {
                     case "enter": kind = .enter
                     case "exit": kind = .exit
+                    case "response" where acceptResponses:
+                        throw ResponseLine()
                     case "sighting", "response":
                         throw EventError("field `type`: \"\(text)\" events are not accepted by this engine; expected \"enter\" or \"exit\"", column: valueColumn)
                     default:

@@ -1,0 +1,152 @@
+/// Every notification record the engine delivered, with what the device has reported about it:
+/// what a response needs (its campaign, language, trigger, beacon, locale) and the funnel states,
+/// each kept once per notification however often or in whatever order responses arrive.
+///
+/// Compact by design: a record id is kept as its 64-bit FNV-1a hash, and an entry is about 48
+/// bytes; campaigns, languages, locales and button ids are interned. (A false match of two ids
+/// needs a 64-bit hash collision that also passes the device check in `respond`.)
+public struct DeliveryLedger: Sendable {
+    /// Off: the engine remembers nothing and every response is an unknown record id.
+    public var isEnabled = true
+
+    struct Entry: Sendable {
+        var key: UInt64
+        /// Engine campaign index when delivered in this run, -1 when loaded from a saved ledger.
+        var rule: Int32
+        var campaign: UInt32
+        var language: UInt32
+        var locale: UInt32
+        var beacon: BeaconID
+        var trigger: EventKind
+        var state: UInt8
+        /// Bit n: button id `actionIds[n]` was clicked.
+        var clicks: UInt64
+    }
+
+    static let presented: UInt8 = 1, opened: UInt8 = 2, clicked: UInt8 = 4, dismissed: UInt8 = 8
+
+    var entries: [Entry] = []
+    /// Record id hash → entry; snoozed copies of a record map to the original's entry.
+    var index: [UInt64: Int32] = [:]
+    /// Hashes of (record id, action id) whose handler already ran: a repeated click runs nothing.
+    var handled: Set<UInt64> = []
+    var campaignIDs: [CampaignID] = []
+    /// The eids as written, for reports.
+    var campaignNames: [String] = []
+    var campaignSlots: [CampaignID: UInt32] = [:]
+    var languages: [String] = []
+    var languageSlots: [String: UInt32] = [:]
+    /// Slot 0 is "no locale".
+    var locales: [String?] = [nil]
+    var localeSlots: [String: UInt32] = [:]
+    var actionIds: [String] = []
+    var actionSlots: [String: Int] = [:]
+    /// Clicks on button ids beyond the 64 that fit the bit set, per entry.
+    var extraClicks: [Int32: Set<String>] = [:]
+    /// Clicks on action types with no handler, per (campaign, language, type).
+    var unhandled: [UnhandledKey: Int] = [:]
+    /// Engine caches: campaign index → campaign slot, and (index, locale, trigger) → language slot.
+    var ruleSlots: [UInt32] = []
+    var languageCache: [UInt64: UInt32] = [:]
+
+    struct UnhandledKey: Sendable, Hashable {
+        var campaign: UInt32
+        var language: UInt32
+        var type: String
+    }
+
+    public init() {}
+
+    /// Notifications remembered (snoozed copies are not counted twice).
+    public var count: Int { entries.count }
+
+    /// The ledger key of a record id.
+    public static func key(_ recordID: String) -> UInt64 {
+        var h = FNV1a()
+        h.add(recordID.utf8)
+        return h.value
+    }
+
+    func entryIndex(_ recordID: String) -> Int32? { index[Self.key(recordID)] }
+
+    mutating func campaignSlot(_ id: CampaignID, eid: String) -> UInt32 {
+        if let slot = campaignSlots[id] { return slot }
+        let slot = UInt32(campaignIDs.count)
+        campaignIDs.append(id)
+        campaignNames.append(eid)
+        campaignSlots[id] = slot
+        return slot
+    }
+
+    mutating func languageSlot(_ language: String) -> UInt32 {
+        if let slot = languageSlots[language] { return slot }
+        let slot = UInt32(languages.count)
+        languages.append(language)
+        languageSlots[language] = slot
+        return slot
+    }
+
+    mutating func localeSlot(_ locale: String?) -> UInt32 {
+        guard let locale else { return 0 }
+        if let slot = localeSlots[locale] { return slot }
+        let slot = UInt32(locales.count)
+        locales.append(locale)
+        localeSlots[locale] = slot
+        return slot
+    }
+
+    /// Remembers a delivered record; false when the id was delivered before (it is not counted again).
+    @discardableResult
+    mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: BeaconID, trigger: EventKind) -> Bool {
+        guard index[key] == nil else { return false }
+        index[key] = Int32(entries.count)
+        entries.append(Entry(key: key, rule: rule, campaign: campaign, language: language, locale: locale, beacon: beacon, trigger: trigger, state: 0, clicks: 0))
+        return true
+    }
+
+    /// Sets `bits` on an entry; true when any of them is new.
+    mutating func mark(_ entry: Int32, _ bits: UInt8) -> Bool {
+        let before = entries[Int(entry)].state
+        entries[Int(entry)].state |= bits
+        return before | bits != before
+    }
+
+    /// Counts a click on `actionId` once per notification; true when new.
+    mutating func markClick(_ entry: Int32, actionId: String) -> Bool {
+        let slot: Int
+        if let known = actionSlots[actionId] { slot = known } else {
+            slot = actionIds.count
+            actionIds.append(actionId)
+            actionSlots[actionId] = slot
+        }
+        if slot < 64 {
+            let bit = UInt64(1) << UInt64(slot)
+            let before = entries[Int(entry)].clicks
+            entries[Int(entry)].clicks |= bit
+            return before & bit == 0
+        }
+        return extraClicks[entry, default: []].insert(actionId).inserted
+    }
+
+    /// The button ids clicked on an entry, in first-seen order.
+    func clickedIds(_ entry: Int32) -> [String] {
+        let bits = entries[Int(entry)].clicks
+        var ids: [String] = []
+        for (slot, id) in actionIds.prefix(64).enumerated() where bits & (UInt64(1) << UInt64(slot)) != 0 { ids.append(id) }
+        if let extra = extraClicks[entry] { ids += extra.sorted() }
+        return ids
+    }
+}
+
+/// 64-bit FNV-1a: stable across runs and processes (Swift's `Hasher` is seeded per process), so
+/// saved ledgers keep their keys.
+struct FNV1a {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value = value &* 0x0000_0100_0000_01B3
+        }
+    }
+}
