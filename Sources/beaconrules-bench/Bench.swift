@@ -25,7 +25,13 @@ struct Bench: ParsableCommand {
     @Option(help: "Timed runs of each command; the best is reported.") var runs = 3
     @Option(help: "Pin measured commands to this CPU (one core) with taskset; -1 to not pin.") var cpu = 0
 
+    @Flag(help: .hidden) var measureState = false
+
     func run() throws {
+        if measureState {
+            print(String(format: "%.1f", StateSize.measure(devices: 100_000, campaignsPerDevice: 10)))
+            return
+        }
         var spec = WorkloadSpec(campaigns: campaigns, events: events, devices: devices)
         spec.locales = ["de-DE", "fr-FR", "en-US"]
         let files = try Workspace.prepare(spec: spec, folder: work)
@@ -33,22 +39,26 @@ struct Bench: ParsableCommand {
         print("workload: \(campaigns) campaigns over \(spec.uuids) UUIDs, \(events) events (\(String(format: "%.1f", eventBytes / 1e6)) MB) over \(devices) devices, \(spec.locales.count) locales")
 
         let pin = cpu >= 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") ? ["/usr/bin/taskset", "-c", String(cpu)] : []
+        // Both commands read the file from the page cache: a cold first read would time the disk.
+        _ = try Spawn.run(["/bin/cat", files.events])
         let wc = try (0..<runs).map { _ in try Spawn.run(pin + ["/usr/bin/wc", "-l", files.events]) }.min { $0.seconds < $1.seconds }!
         let replayArgs = pin + [binary, "replay", files.events, "--campaigns", files.campaigns, "--locales", "Locales"]
         let replay = try (0..<runs).map { _ in try Spawn.run(replayArgs) }.min { $0.seconds < $1.seconds }!
         guard replay.status == 0 else { throw ValidationError("replay exited \(replay.status)") }
-        let output = try Spawn.run(replayArgs, stdoutPath: work + "/records.jsonl")
-        let recordBytes = (try? FileManager.default.attributesOfItem(atPath: work + "/records.jsonl")[.size] as? Int) ?? 0
-        let records = try Workspace.countLines(work + "/records.jsonl")
-        try? FileManager.default.removeItem(atPath: work + "/records.jsonl")
-        _ = output
+        var counts = Spawn.Counts()
+        _ = try Spawn.run(replayArgs, stdout: .counted, counts: &counts)
+        let records = counts.lines, recordBytes = counts.bytes
 
         // Memory is flat in the number of events: a tenth of the trace has the same peak.
         let tenth = try Workspace.head(files.events, lines: events / 10, to: work + "/tenth.jsonl")
         let small = try Spawn.run(pin + [binary, "replay", tenth, "--campaigns", files.campaigns, "--locales", "Locales"])
 
+        // In a child of its own, so that nothing this process allocated before blurs the figure.
+        let stateRun = try Spawn.run([CommandLine.arguments[0], "--measure-state"], stdoutPath: work + "/state-size")
+        let state = stateRun.status == 0 ? Double((try? String(contentsOfFile: work + "/state-size", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? .nan : .nan
+
+        // Last: it allocates a lot in this process.
         let load = try Workspace.measureLoad(spec: WorkloadSpec(campaigns: loadCampaigns, events: 0, devices: 1), folder: work)
-        let state = StateSize.measure(devices: 100_000, campaignsPerDevice: 10)
 
         let eventsPerSecond = Double(events) / replay.seconds
         let wcLinesPerSecond = Double(events) / wc.seconds

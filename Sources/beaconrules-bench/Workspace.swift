@@ -50,20 +50,22 @@ enum Workspace {
         return (best, size / 1e6)
     }
 
-    static func countLines(_ path: String) throws -> Int {
-        guard let data = FileManager.default.contents(atPath: path) else { return 0 }
-        return data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-    }
-
+    /// The first `lines` lines of `path`, streamed so that this process stays small.
     static func head(_ path: String, lines: Int, to output: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { return output }
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         var seen = 0
-        var end = data.count
-        for (i, byte) in data.enumerated() where byte == 0x0A {
-            seen += 1
-            if seen == lines { end = i + 1; break }
+        while seen < lines, let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            var end = chunk.count
+            for (i, byte) in chunk.enumerated() where byte == 0x0A {
+                seen += 1
+                if seen == lines { end = i + 1; break }
+            }
+            out.write(chunk.prefix(end))
         }
-        _ = FileManager.default.createFile(atPath: output, contents: data.prefix(end))
+        try input.close()
+        try out.close()
         return output
     }
 }

@@ -21,7 +21,7 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state in this file across runs (default: in memory).", valueName: "file"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve` (default: in memory).", valueName: "file"))
     var stateFile: String?
 
     func run() throws {
@@ -37,22 +37,19 @@ struct Replay: ParsableCommand {
             StandardError.write(ErrorLine.json(kind: "warning", source: warning.location.file, line: warning.location.line, message: warning.message))
         }
         if let stateFile {
-            let store: FileSuppressionStore
-            do { store = try FileSuppressionStore(path: stateFile) } catch {
+            let store: SQLiteStateStore
+            do { store = try SQLiteStateStore(path: stateFile) } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
+            defer { store.close() }
             var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
-            let outcome = replay(sources, engine: &engine)
+            let outcome = replay(sources, engine: &engine, state: store)
             keepUntilExit(engine)
-            do { try engine.store.save() } catch {
-                StandardError.write("beaconrules: cannot save the state: \(error)\n")
-                throw ExitCode(1)
-            }
             try finish(outcome)
         } else {
             var engine = RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore())
-            let outcome = replay(sources, engine: &engine)
+            let outcome = replay(sources, engine: &engine, state: nil)
             keepUntilExit(engine)
             try finish(outcome)
         }
@@ -72,10 +69,32 @@ struct Replay: ParsableCommand {
     }
 
     /// The main loop: every line of every source, in order; records buffered and written in large blocks.
-    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout RulesEngine<Store>) -> Outcome {
+    ///
+    /// With `state` (the engine's own store), changes are committed in batches and each batch's
+    /// records are written only after its commit, as `serve` answers only what is durable. An event
+    /// with its own `id` is logged with its records: seen again (in this run or a later one), it is
+    /// answered from the log and changes nothing. `SOURCE:LINE` ids name a position, not an event,
+    /// so events without an `id` are not logged.
+    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout RulesEngine<Store>, state: SQLiteStateStore?) -> Outcome {
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)
-        var writer = JSONWriter(capacity: 1 << 17)
+        var writer = JSONWriter(capacity: Self.batchBytes + (1 << 16))
+        var eventsInBatch = 0
+        /// Commits the batch (with state), then writes its records.
+        func flush() throws {
+            if let state {
+                try state.commit()
+                try state.begin()
+            }
+            eventsInBatch = 0
+            guard stdout.write(writer.bytes) else { throw OutputClosed() }
+            writer.bytes.removeAll(keepingCapacity: true)
+        }
+        do { try state?.begin() } catch {
+            outcome.failure = "cannot save the state: \(error)"
+            return outcome
+        }
+        defer { state?.rollback() }
         for source in sources {
             let name = source == "-" ? "stdin" : source
             let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
@@ -93,12 +112,23 @@ struct Replay: ParsableCommand {
             do {
                 try reader.forEachLine({ line, number in
                     lines = number
+                    if EventParser.isBlank(line) { return }
                     do {
-                        try engine.replay(line: line, fallbackID: "\(name):\(number)", into: &writer)
-                        if writer.bytes.count >= 1 << 16 {
-                            guard stdout.write(writer.bytes) else { throw OutputClosed() }
-                            writer.bytes.removeAll(keepingCapacity: true)
+                        var positionalID = false
+                        func fallbackID() -> String {
+                            positionalID = true
+                            return "\(name):\(number)"
                         }
+                        let event = try EventParser.parse(line: line, fallbackID: fallbackID())
+                        let start = writer.bytes.count
+                        if let state, !positionalID, let answered = state.answer(event: event.id) {
+                            writer.bytes.append(contentsOf: answered)
+                        } else {
+                            engine.write(event, into: &writer)
+                            if let state, !positionalID { state.remember(event: event.id, records: Array(writer.bytes[start...])) }
+                        }
+                        eventsInBatch += 1
+                        if writer.bytes.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
                     } catch let error as EventError {
                         outcome.rejected += 1
                         progress.clear()
@@ -108,15 +138,29 @@ struct Replay: ParsableCommand {
             } catch is OutputClosed {
                 outcome.failure = "stdout was closed; stopped"
                 return outcome
+            } catch let error as StoreError {
+                outcome.failure = "cannot save the state: \(error)"
+                return outcome
             } catch {
                 outcome.failure = "\(name): read failed: \(error)"
             }
             progress.clear()
             if outcome.failure != nil { break }
         }
-        if !writer.bytes.isEmpty, !stdout.write(writer.bytes) { outcome.failure = "stdout was closed" }
+        if outcome.failure == nil {
+            do { try flush() } catch is OutputClosed {
+                outcome.failure = "stdout was closed"
+            } catch {
+                outcome.failure = "cannot save the state: \(error)"
+            }
+        }
         return outcome
     }
+
+    /// A batch ends at this many bytes of records or this many events: large enough that the
+    /// commit's fsync costs little per event, small enough to keep memory flat.
+    static let batchBytes = 1 << 20
+    static let batchEvents = 16384
 
     struct OutputClosed: Error {}
 }

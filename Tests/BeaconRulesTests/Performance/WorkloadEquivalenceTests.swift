@@ -1,0 +1,62 @@
+@testable import BeaconRules
+import BenchmarkWorkload
+import Foundation
+import Testing
+
+/// The benchmark's workload, small: the fast path must give exactly the reference path's records,
+/// and the benchmark itself must run (CI checks it works; it never asserts a speed).
+@Suite("Benchmark workload")
+struct WorkloadEquivalenceTests {
+    static let spec = WorkloadSpec(campaigns: 400, uuids: 8, events: 20_000, devices: 1_500)
+
+    static func events() -> String {
+        var bytes: [UInt8] = []
+        spec.generateEvents { bytes += $0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func fastPathGivesExactlyTheReferenceRecords() throws {
+        let campaigns = try Harness.campaigns(String(decoding: Self.spec.campaignsJSON(), as: UTF8.self))
+        let events = Self.events()
+        var engine = RulesEngine(campaigns: CampaignSet(campaigns), locales: Harness.locales, store: InMemorySuppressionStore())
+        let (fast, errors) = Harness.replay(events, source: "workload.jsonl", engine: &engine)
+        #expect(errors.isEmpty)
+        var reference = ReferencePath(campaigns: campaigns, locales: Harness.locales)
+        let slow = reference.replay(events, source: "workload.jsonl")
+        let fastLines = fast.split(separator: "\n")
+        let slowLines = slow.split(separator: "\n")
+        #expect(fastLines.count == slowLines.count)
+        #expect(fastLines.count > 5_000, "the workload should exercise many records")
+        for (i, (a, b)) in zip(fastLines, slowLines).enumerated() where a != b {
+            Issue.record("record \(i + 1) differs:\nfast: \(a)\nslow: \(b)")
+            break
+        }
+    }
+
+    @Test func workloadIsTheSameForTheSameSeed() {
+        #expect(Self.spec.campaignsJSON() == Self.spec.campaignsJSON())
+        #expect(Self.events() == Self.events())
+        var other = Self.spec
+        other.seed += 1
+        #expect(other.campaignsJSON() != Self.spec.campaignsJSON())
+    }
+
+    @Test func benchmarkRunsAndReportsEveryFigure() throws {
+        let work = Paths.temporaryDirectory()
+        let bench = URL(fileURLWithPath: Paths.binary).deletingLastPathComponent().appendingPathComponent("beaconrules-bench").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bench)
+        process.arguments = ["--campaigns", "200", "--events", "3000", "--devices", "300", "--load-campaigns", "500",
+                             "--runs", "1", "--cpu=-1", "--work", work, "--binary", Paths.binary]
+        process.currentDirectoryURL = Paths.root
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        for row in ["replay, end to end", "`wc -l` on the same file", "replay / `wc -l`", "records", "peak RSS", "loading 500 campaigns", "per (device, campaign) entry"] {
+            #expect(text.contains(row), "missing \(row) in:\n\(text)")
+        }
+    }
+}
