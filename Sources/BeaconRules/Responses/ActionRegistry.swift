@@ -62,10 +62,12 @@ public struct ActionRegistry: Sendable {
 
     public func handler(for kind: ActionKind) -> ActionHandler? { handlers[kind] }
 
-    /// The record again, `value` minutes after the click, with its id suffixed `:snooze`.
+    /// The record again, `value` minutes after the click, with its id (and event) suffixed `:snooze`.
     public static let snooze: ActionHandler = { invocation in
         guard let minutes = invocation.action.snoozeMinutes else { return [] }
         var record = invocation.record
+        // The head of a record is written from campaign, device and event: keep `id` in step.
+        record.event += ":snooze"
         record.id = invocation.response.notification + ":snooze"
         record.fireDate = Timestamp(milliseconds: invocation.response.time.milliseconds + minutes * 60_000)
         return [.schedule(record)]
