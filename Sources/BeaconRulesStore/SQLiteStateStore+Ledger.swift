@@ -3,35 +3,38 @@ public import BeaconRules
 /// The delivery ledger (delivered notifications, their response states, handled clicks and the
 /// unhandled counts that `report` reads) kept in the state file next to the suppression state.
 ///
-/// Saved whole, as the ledger's JSON lines in one row, inside the caller's transaction: `replay`
-/// saves it with its last batch, so the file never holds records without their ledger.
+/// One row per ledger line, keyed; each commit saves the lines that changed in it, inside the
+/// same transaction as the events and responses that changed them, so the file never holds an
+/// answered event without its ledger lines.
 extension SQLiteStateStore {
     /// The saved ledger, or an empty one when none was saved yet.
     public func loadLedger() throws(StoreError) -> DeliveryLedger {
         var ledger = DeliveryLedger()
-        guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'responses'") > 0 else { return ledger }
-        let statement = try db.prepare("SELECT lines FROM responses WHERE id = 1")
+        guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'ledger'") > 0 else { return ledger }
+        let statement = try db.prepare("SELECT key, line FROM ledger ORDER BY key")
         defer { statement.finalize() }
-        guard try statement.step() else { return ledger }
-        let bytes = statement.blob(0)
-        for (offset, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+        while try statement.step() {
+            let key = statement.text(0)
             do {
-                try ledger.load(line: try JSONParser.parse(Array(line)))
+                try ledger.load(line: try JSONParser.parse(statement.blob(1)))
             } catch {
-                throw StoreError(path: path, message: "the saved delivery ledger is damaged at its line \(offset + 1): \(error)")
+                throw StoreError(path: path, message: "the delivery ledger is damaged at its line \(key): \(error)")
             }
         }
         return ledger
     }
 
-    /// Replaces the saved ledger, inside the open transaction.
-    public func saveLedger(_ ledger: DeliveryLedger) throws(StoreError) {
-        try db.execute("CREATE TABLE IF NOT EXISTS responses (id INTEGER PRIMARY KEY CHECK (id = 1), lines BLOB NOT NULL)")
-        var w = JSONWriter(capacity: 64 * ledger.count + 64)
-        ledger.appendJSONLines(to: &w)
-        let statement = try db.prepare("INSERT INTO responses (id, lines) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET lines = excluded.lines")
+    /// Saves changed ledger lines inside the open transaction.
+    public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
+        if lines.isEmpty { return }
+        try db.execute("CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID")
+        let statement = try db.prepare("INSERT INTO ledger (key, line) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET line = excluded.line")
         defer { statement.finalize() }
-        w.bytes.withUnsafeBytes { statement.bind(1, blob: $0) }
-        _ = try statement.step()
+        for line in lines {
+            statement.bind(1, line.key)
+            line.json.withUnsafeBytes { statement.bind(2, blob: $0) }
+            _ = try statement.step()
+            statement.reset()
+        }
     }
 }

@@ -47,7 +47,10 @@ struct Replay: ParsableCommand {
             }
             defer { store.close() }
             var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
-            do { engine.ledger = try store.loadLedger() } catch {
+            do {
+                engine.ledger = try store.loadLedger()
+                engine.ledger.recordsChanges = true
+            } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
@@ -90,6 +93,7 @@ struct Replay: ParsableCommand {
         /// Commits the batch (with state), then writes its records.
         func flush() throws {
             if let state {
+                try state.saveLedger(engine.ledger.takeChanges())
                 try state.commit()
                 try state.begin()
             }
@@ -158,10 +162,7 @@ struct Replay: ParsableCommand {
             if outcome.failure != nil { break }
         }
         if outcome.failure == nil {
-            do {
-                try state?.saveLedger(engine.ledger)
-                try flush()
-            } catch is OutputClosed {
+            do { try flush() } catch is OutputClosed {
                 outcome.failure = "stdout was closed"
             } catch {
                 outcome.failure = "cannot save the state: \(error)"

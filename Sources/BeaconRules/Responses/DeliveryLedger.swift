@@ -48,6 +48,22 @@ public struct DeliveryLedger: Sendable {
     /// Engine caches: campaign index → campaign slot, and (index, locale, trigger) → language slot.
     var ruleSlots: [UInt32] = []
     var languageCache: [UInt64: UInt32] = [:]
+    /// On for a ledger that a store saves: what changed since `takeChanges` is then kept, so that
+    /// each commit saves only those lines. Off (the default), nothing extra is kept.
+    public var recordsChanges = false
+    var changed = Changes()
+
+    mutating func noteChange(_ entry: Int32) {
+        if recordsChanges { changed.entries.insert(entry) }
+    }
+
+    struct Changes: Sendable {
+        var entries: Set<Int32> = []
+        var aliases: [UInt64] = []
+        var handled: [UInt64] = []
+        var unhandled: Set<UnhandledKey> = []
+        var isEmpty: Bool { entries.isEmpty && aliases.isEmpty && handled.isEmpty && unhandled.isEmpty }
+    }
 
     struct UnhandledKey: Sendable, Hashable {
         var campaign: UInt32
@@ -68,6 +84,32 @@ public struct DeliveryLedger: Sendable {
     }
 
     func entryIndex(_ recordID: String) -> Int32? { index[Self.key(recordID)] }
+
+    /// Forgets the engine's campaign indexes (after a reload the same index may be another campaign).
+    public mutating func campaignsChanged() {
+        ruleSlots = []
+        languageCache = [:]
+        for i in entries.indices { entries[i].rule = -1 }
+    }
+
+    /// Maps a rescheduled record id to the entry of the notification it repeats.
+    mutating func alias(_ key: UInt64, to entry: Int32) {
+        guard index[key] == nil else { return }
+        index[key] = entry
+        if recordsChanges { changed.aliases.append(key) }
+    }
+
+    /// True the first time a (record, button) pair is seen: its handler runs then only.
+    mutating func firstHandling(_ key: UInt64) -> Bool {
+        guard handled.insert(key).inserted else { return false }
+        if recordsChanges { changed.handled.append(key) }
+        return true
+    }
+
+    mutating func countUnhandled(_ key: UnhandledKey) {
+        unhandled[key, default: 0] += 1
+        if recordsChanges { changed.unhandled.insert(key) }
+    }
 
     mutating func campaignSlot(_ id: CampaignID, eid: String) -> UInt32 {
         if let slot = campaignSlots[id] { return slot }
@@ -100,6 +142,7 @@ public struct DeliveryLedger: Sendable {
     mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: BeaconID, trigger: EventKind) -> Bool {
         guard index[key] == nil else { return false }
         index[key] = Int32(entries.count)
+        noteChange(Int32(entries.count))
         entries.append(Entry(key: key, rule: rule, campaign: campaign, language: language, locale: locale, beacon: beacon, trigger: trigger, state: 0, clicks: 0))
         return true
     }
@@ -108,7 +151,9 @@ public struct DeliveryLedger: Sendable {
     mutating func mark(_ entry: Int32, _ bits: UInt8) -> Bool {
         let before = entries[Int(entry)].state
         entries[Int(entry)].state |= bits
-        return before | bits != before
+        if before | bits == before { return false }
+        noteChange(entry)
+        return true
     }
 
     /// Counts a click on `actionId` once per notification; true when new.
@@ -123,9 +168,13 @@ public struct DeliveryLedger: Sendable {
             let bit = UInt64(1) << UInt64(slot)
             let before = entries[Int(entry)].clicks
             entries[Int(entry)].clicks |= bit
-            return before & bit == 0
+            if before & bit != 0 { return false }
+            noteChange(entry)
+            return true
         }
-        return extraClicks[entry, default: []].insert(actionId).inserted
+        guard extraClicks[entry, default: []].insert(actionId).inserted else { return false }
+        noteChange(entry)
+        return true
     }
 
     /// The button ids clicked on an entry, in first-seen order.

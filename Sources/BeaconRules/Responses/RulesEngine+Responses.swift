@@ -73,9 +73,9 @@ extension RulesEngine {
         once.add(response.notification.utf8)
         once.add(CollectionOfOne(0))
         once.add(actionId.utf8)
-        guard ledger.handled.insert(once.value).inserted else { return outcome }
+        guard ledger.firstHandling(once.value) else { return outcome }
         guard let handler = actionRegistry.handler(for: action.kind) else {
-            ledger.unhandled[.init(campaign: e.campaign, language: e.language, type: action.kind.name), default: 0] += 1
+            ledger.countUnhandled(.init(campaign: e.campaign, language: e.language, type: action.kind.name))
             outcome.unhandled = action.kind
             return outcome
         }
@@ -87,8 +87,7 @@ extension RulesEngine {
         outcome.outputs = handler(ActionInvocation(record: record, action: action, actionId: actionId, response: response))
         for case .schedule(let scheduled) in outcome.outputs {
             // A rescheduled record is the same notification: its responses count for this entry.
-            let key = DeliveryLedger.key(scheduled.id)
-            if ledger.index[key] == nil { ledger.index[key] = entry }
+            ledger.alias(DeliveryLedger.key(scheduled.id), to: entry)
         }
         return outcome
     }
