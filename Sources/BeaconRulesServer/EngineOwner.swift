@@ -119,7 +119,10 @@ final class EngineOwner: Sendable {
                         }
                     }
                 }
-                // The ledger in memory has this transaction's changes; the file does not.
+                // Saving the ledger may fail before commit() could roll back: end the transaction
+                // here too (a second rollback is harmless). The ledger in memory has this
+                // transaction's changes and the file does not: take the file's back.
+                store.rollback()
                 if var saved = try? store.loadLedger() {
                     saved.recordsChanges = true
                     state.engine.ledger = saved

@@ -4,20 +4,25 @@
 extension EventParser {
     /// A beacon event or a response. Other lines are rejected with the same messages as `parse`.
     public static func parseInput(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
-        do {
-            var s = JSONScanner(line)
-            return .beacon(try parseObject(&s, fallbackID: fallbackID, acceptResponses: true))
-        } catch is ResponseLine {
+        try reporting {
             do {
                 var s = JSONScanner(line)
+                return .beacon(try parseObject(&s, fallbackID: fallbackID, acceptResponses: true))
+            } catch is ResponseLine {
+                var s = JSONScanner(line)
                 return .response(try parseResponse(&s, fallbackID: fallbackID))
-            } catch let error as EventError {
-                throw error
-            } catch let error as JSONSyntaxError {
-                throw EventError("invalid JSON: \(error.message)", column: error.column)
-            } catch {
-                throw EventError("invalid line: \(error)")
             }
+        }
+    }
+
+    public static func parseInput(line: String, fallbackID: String) throws(EventError) -> InputLine {
+        try withBytes(line) { bytes throws(EventError) in try parseInput(line: bytes, fallbackID: fallbackID) }
+    }
+
+    /// Runs a scan, turning whatever it throws into the `EventError` the caller reports.
+    static func reporting<T>(_ scan: () throws -> T) throws(EventError) -> T {
+        do {
+            return try scan()
         } catch let error as EventError {
             throw error
         } catch let error as JSONSyntaxError {
@@ -27,11 +32,10 @@ extension EventParser {
         }
     }
 
-    public static func parseInput(line: String, fallbackID: String) throws(EventError) -> InputLine {
+    /// A `String` line as the bytes the scanners read.
+    static func withBytes<T>(_ line: String, _ body: (UnsafeBufferPointer<UInt8>) throws(EventError) -> T) throws(EventError) -> T {
         let bytes = Array(line.utf8)
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(EventError) in try parseInput(line: buffer, fallbackID: fallbackID) }
-        }
+        let result = bytes.withUnsafeBufferPointer { buffer in Result { () throws(EventError) in try body(buffer) } }
         return try result.get()
     }
 

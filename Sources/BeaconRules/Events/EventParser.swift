@@ -7,24 +7,14 @@ public enum EventParser {
     /// Parses `line` (no trailing newline needed; a trailing `\r` is tolerated).
     /// `fallbackID` is used when the line has no `id` (SPEC: `SOURCE:LINE`).
     public static func parse(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> BeaconEvent {
-        var s = JSONScanner(line)
-        do {
+        try reporting {
+            var s = JSONScanner(line)
             return try parseObject(&s, fallbackID: fallbackID)
-        } catch let error as EventError {
-            throw error
-        } catch let error as JSONSyntaxError {
-            throw EventError("invalid JSON: \(error.message)", column: error.column)
-        } catch {
-            throw EventError("invalid line: \(error)")
         }
     }
 
     public static func parse(line: String, fallbackID: String) throws(EventError) -> BeaconEvent {
-        let bytes = Array(line.utf8)
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(EventError) in try parse(line: buffer, fallbackID: fallbackID) }
-        }
-        return try result.get()
+        try withBytes(line) { bytes throws(EventError) in try parse(line: bytes, fallbackID: fallbackID) }
     }
 
     /// True when the line holds only white space (SPEC: blank lines are skipped).
