@@ -49,7 +49,7 @@ extension DeliveryLedger {
             w.raw(",\"eid\":"); w.string(campaignNames[Int(e.campaign)])
             w.raw(",\"language\":"); w.string(languages[Int(e.language)])
             w.raw(",\"locale\":"); w.optionalString(locales[Int(e.locale)])
-            w.raw(",\"beacon\":\""); e.beacon.appendPid(to: &w.bytes)
+            w.raw(",\"beacon\":\""); beacons[Int(e.beacon)].appendPid(to: &w.bytes)
             w.raw(e.trigger == .enter ? "\",\"trigger\":\"enter\"" : "\",\"trigger\":\"exit\"")
             w.raw(",\"state\":"); w.integer(Int64(e.state))
             w.raw(",\"clicks\":[")
@@ -102,7 +102,7 @@ extension DeliveryLedger {
             guard let beacon = BeaconID(pid: try text("beacon")) else { throw LedgerLineError("`beacon` is not a 42-char pid") }
             let trigger: EventKind = try text("trigger") == "exit" ? .exit : .enter
             guard let state = value["state"]?.integerValue, (0...15).contains(state) else { throw LedgerLineError("expected `state` 0...15") }
-            deliver(key: k, rule: -1, campaign: campaign, language: language, locale: locale, beacon: beacon, trigger: trigger)
+            deliver(key: k, rule: -1, campaign: campaign, language: language, locale: locale, beacon: beaconSlot(beacon), trigger: trigger)
             let entry = index[k]!
             entries[Int(entry)].state = UInt8(state)
             for element in value["clicks"]?.arrayElements ?? [] {

@@ -2,8 +2,9 @@
 /// what a response needs (its campaign, language, trigger, beacon, locale) and the funnel states,
 /// each kept once per notification however often or in whatever order responses arrive.
 ///
-/// Compact by design: a record id is kept as its 64-bit FNV-1a hash, and an entry is about 48
-/// bytes; campaigns, languages, locales and button ids are interned. (A false match of two ids
+/// Compact by design: a record id is kept as its 64-bit FNV-1a hash, an entry is 32 bytes, and
+/// the id index about 24 more (a `Dictionary` of 12-byte pairs at most 3/4 full); campaigns,
+/// languages, locales, beacons and button ids are interned. (A false match of two ids
 /// needs a 64-bit hash collision that also passes the device check in `respond`.)
 public struct DeliveryLedger: Sendable {
     /// Off: the engine remembers nothing and every response is an unknown record id.
@@ -14,13 +15,17 @@ public struct DeliveryLedger: Sendable {
         /// Engine campaign index when delivered in this run, -1 when loaded from a saved ledger.
         var rule: Int32
         var campaign: UInt32
-        var language: UInt32
+        var beacon: UInt32
         var locale: UInt32
-        var beacon: BeaconID
+        /// Languages come from the loaded campaigns and locale files, never from clients: 16 bits
+        /// are plenty, and keep the entry at 32 bytes.
+        var languageSlot: UInt16
+        /// Bit n: button id `actionIds[n]` was clicked (ids past 16 are in `extraClicks`).
+        var clicks: UInt16
         var trigger: EventKind
         var state: UInt8
-        /// Bit n: button id `actionIds[n]` was clicked.
-        var clicks: UInt64
+
+        var language: UInt32 { UInt32(languageSlot) }
     }
 
     static let presented: UInt8 = 1, opened: UInt8 = 2, clicked: UInt8 = 4, dismissed: UInt8 = 8
@@ -39,14 +44,18 @@ public struct DeliveryLedger: Sendable {
     /// Slot 0 is "no locale".
     var locales: [String?] = [nil]
     var localeSlots: [String: UInt32] = [:]
+    var beacons: [BeaconID] = []
+    var beaconSlots: [BeaconID: UInt32] = [:]
     var actionIds: [String] = []
     var actionSlots: [String: Int] = [:]
-    /// Clicks on button ids beyond the 64 that fit the bit set, per entry.
+    /// Clicks on button ids beyond the 16 that fit the bit set, per entry.
     var extraClicks: [Int32: Set<String>] = [:]
     /// Clicks on action types with no handler, per (campaign, language, type).
     var unhandled: [UnhandledKey: Int] = [:]
     /// Engine caches: campaign index → campaign slot, and (index, locale, trigger) → language slot.
     var ruleSlots: [UInt32] = []
+    /// FNV-1a state after `EID:` per campaign index, so a delivery hashes only `DEVICE:EVENT`.
+    var ruleHashes: [UInt64] = []
     var languageCache: [UInt64: UInt32] = [:]
     /// On for a ledger that a store saves: what changed since `takeChanges` is then kept, so that
     /// each commit saves only those lines. Off (the default), nothing extra is kept.
@@ -88,6 +97,7 @@ public struct DeliveryLedger: Sendable {
     /// Forgets the engine's campaign indexes (after a reload the same index may be another campaign).
     public mutating func campaignsChanged() {
         ruleSlots = []
+        ruleHashes = []
         languageCache = [:]
         for i in entries.indices { entries[i].rule = -1 }
     }
@@ -128,6 +138,14 @@ public struct DeliveryLedger: Sendable {
         return slot
     }
 
+    mutating func beaconSlot(_ beacon: BeaconID) -> UInt32 {
+        if let slot = beaconSlots[beacon] { return slot }
+        let slot = UInt32(beacons.count)
+        beacons.append(beacon)
+        beaconSlots[beacon] = slot
+        return slot
+    }
+
     mutating func localeSlot(_ locale: String?) -> UInt32 {
         guard let locale else { return 0 }
         if let slot = localeSlots[locale] { return slot }
@@ -139,11 +157,15 @@ public struct DeliveryLedger: Sendable {
 
     /// Remembers a delivered record; false when the id was delivered before (it is not counted again).
     @discardableResult
-    mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: BeaconID, trigger: EventKind) -> Bool {
-        guard index[key] == nil else { return false }
-        index[key] = Int32(entries.count)
-        noteChange(Int32(entries.count))
-        entries.append(Entry(key: key, rule: rule, campaign: campaign, language: language, locale: locale, beacon: beacon, trigger: trigger, state: 0, clicks: 0))
+    mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) -> Bool {
+        let next = Int32(entries.count)
+        // One hash lookup for the common case, a new id; a repeat puts the old entry back.
+        if let old = index.updateValue(next, forKey: key) {
+            index[key] = old
+            return false
+        }
+        noteChange(next)
+        entries.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0))
         return true
     }
 
@@ -164,8 +186,8 @@ public struct DeliveryLedger: Sendable {
             actionIds.append(actionId)
             actionSlots[actionId] = slot
         }
-        if slot < 64 {
-            let bit = UInt64(1) << UInt64(slot)
+        if slot < 16 {
+            let bit = UInt16(1) << UInt16(slot)
             let before = entries[Int(entry)].clicks
             entries[Int(entry)].clicks |= bit
             if before & bit != 0 { return false }
@@ -181,7 +203,7 @@ public struct DeliveryLedger: Sendable {
     func clickedIds(_ entry: Int32) -> [String] {
         let bits = entries[Int(entry)].clicks
         var ids: [String] = []
-        for (slot, id) in actionIds.prefix(64).enumerated() where bits & (UInt64(1) << UInt64(slot)) != 0 { ids.append(id) }
+        for (slot, id) in actionIds.prefix(16).enumerated() where bits & (UInt16(1) << UInt16(slot)) != 0 { ids.append(id) }
         if let extra = extraClicks[entry] { ids += extra.sorted() }
         return ids
     }
@@ -192,10 +214,19 @@ public struct DeliveryLedger: Sendable {
 struct FNV1a {
     var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
+    @inline(__always)
+    mutating func add(byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x0000_0100_0000_01B3
+    }
+
     mutating func add<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value = value &* 0x0000_0100_0000_01B3
-        }
+        for byte in bytes { add(byte: byte) }
+    }
+
+    /// A string's UTF-8, straight from its storage when it is contiguous (native strings are).
+    mutating func add(_ text: String) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { for byte in $0 { add(byte: byte) } }
+        if done == nil { add(text.utf8) }
     }
 }

@@ -82,7 +82,7 @@ extension RulesEngine {
         let prefix = eid + ":" + response.device + ":"
         let event = BeaconEvent(
             id: String(response.notification.dropFirst(prefix.count)), device: response.device, kind: e.trigger,
-            beacon: e.beacon, time: response.time, locale: ledger.locales[Int(e.locale)])
+            beacon: ledger.beacons[Int(e.beacon)], time: response.time, locale: ledger.locales[Int(e.locale)])
         let record = record(for: campaign, event: event, fireDate: response.time)
         outcome.outputs = handler(ActionInvocation(record: record, action: action, actionId: actionId, response: response))
         for case .schedule(let scheduled) in outcome.outputs {
@@ -124,35 +124,46 @@ extension RulesEngine {
 
     /// Remembers the notification records of the current event (silent records are never shown,
     /// so they get no responses).
+    ///
+    /// On the hot path: per event one locale and one beacon lookup, per record a hash of
+    /// `DEVICE:EVENT` continued from the campaign's cached `EID:` state and one insert; the campaign
+    /// itself is read only the first time it fires (per locale and trigger for the language).
     mutating func noteDeliveries(_ event: BeaconEvent) {
+        var notified = false
+        for firing in pending where !campaigns.rules[Int(firing.index)].isSilent { notified = true; break }
+        guard notified else { return }
         let locale = ledger.localeSlot(event.locale)
+        let beacon = ledger.beaconSlot(event.beacon)
         if ledger.ruleSlots.count != campaigns.campaigns.count {
             ledger.ruleSlots = Array(repeating: .max, count: campaigns.campaigns.count)
+            ledger.ruleHashes = Array(repeating: 0, count: campaigns.campaigns.count)
         }
         for firing in pending {
             let index = Int(firing.index)
             if campaigns.rules[index].isSilent { continue }
-            let campaign = campaigns.campaigns[index]
             var slot = ledger.ruleSlots[index]
             if slot == .max {
+                let campaign = campaigns.campaigns[index]
                 slot = ledger.campaignSlot(campaign.id, eid: campaign.eid)
                 ledger.ruleSlots[index] = slot
+                var h = FNV1a()
+                h.add(campaign.eid.utf8)
+                ledger.ruleHashes[index] = h.value
             }
             let cacheKey = UInt64(index) << 32 | UInt64(locale) << 1 | (event.kind == .enter ? 0 : 1)
             let language: UInt32
             if let cached = ledger.languageCache[cacheKey] { language = cached } else {
                 // The localized block's key, else the language of the button titles.
-                let name = record(for: campaign, event: event, fireDate: event.time).language ?? chooser.locales.servingTag(for: event.locale) ?? "en"
+                let name = record(for: campaigns.campaigns[index], event: event, fireDate: event.time).language ?? chooser.locales.servingTag(for: event.locale) ?? "en"
                 language = ledger.languageSlot(name)
                 ledger.languageCache[cacheKey] = language
             }
-            var h = FNV1a()
-            h.add(campaign.eid.utf8)
-            h.add(CollectionOfOne(0x3A))
-            h.add(event.device.utf8)
-            h.add(CollectionOfOne(0x3A))
-            h.add(event.id.utf8)
-            ledger.deliver(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: event.beacon, trigger: event.kind)
+            var h = FNV1a(value: ledger.ruleHashes[index])
+            h.add(byte: 0x3A)
+            h.add(event.device)
+            h.add(byte: 0x3A)
+            h.add(event.id)
+            ledger.deliver(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: beacon, trigger: event.kind)
         }
     }
 }
