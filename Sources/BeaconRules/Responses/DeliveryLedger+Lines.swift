@@ -48,7 +48,7 @@ extension DeliveryLedger {
             w.raw(",\"campaign\":"); w.string(campaignIDs[Int(e.campaign)].canonical)
             w.raw(",\"eid\":"); w.string(campaignNames[Int(e.campaign)])
             w.raw(",\"language\":"); w.string(languages[Int(e.language)])
-            w.raw(",\"locale\":"); w.optionalString(locales[Int(e.locale)])
+            w.raw(",\"locale\":"); w.optionalString(locale(e.locale))
             w.raw(",\"beacon\":\""); beacons[Int(e.beacon)].appendPid(to: &w.bytes)
             w.raw(e.trigger == .enter ? "\",\"trigger\":\"enter\"" : "\",\"trigger\":\"exit\"")
             w.raw(",\"state\":"); w.integer(Int64(e.state))

@@ -35,17 +35,14 @@ public struct DeliveryLedger: Sendable {
     var index: [UInt64: Int32] = [:]
     /// Hashes of (record id, action id) whose handler already ran: a repeated click runs nothing.
     var handled: Set<UInt64> = []
-    var campaignIDs: [CampaignID] = []
-    /// The eids as written, for reports.
+    var campaignIDs = Interned<CampaignID>()
+    /// The eids as written (the first seen per campaign id), for reports.
     var campaignNames: [String] = []
-    var campaignSlots: [CampaignID: UInt32] = [:]
-    var languages: [String] = []
-    var languageSlots: [String: UInt32] = [:]
+    var languages = Interned<String>()
     /// Slot 0 is "no locale".
-    var locales: [String?] = [nil]
-    var localeSlots: [String: UInt32] = [:]
-    var beacons: [BeaconID] = []
-    var beaconSlots: [BeaconID: UInt32] = [:]
+    /// Locale slot 0 is "no locale"; slot n is `locales[n - 1]`.
+    var locales = Interned<String>()
+    var beacons = Interned<BeaconID>()
     var actionIds: [String] = []
     var actionSlots: [String: Int] = [:]
     /// Clicks on button ids beyond the 16 that fit the bit set, per entry.
@@ -122,38 +119,18 @@ public struct DeliveryLedger: Sendable {
     }
 
     mutating func campaignSlot(_ id: CampaignID, eid: String) -> UInt32 {
-        if let slot = campaignSlots[id] { return slot }
-        let slot = UInt32(campaignIDs.count)
-        campaignIDs.append(id)
-        campaignNames.append(eid)
-        campaignSlots[id] = slot
+        let slot = campaignIDs.slot(id)
+        if Int(slot) == campaignNames.count { campaignNames.append(eid) }
         return slot
     }
 
-    mutating func languageSlot(_ language: String) -> UInt32 {
-        if let slot = languageSlots[language] { return slot }
-        let slot = UInt32(languages.count)
-        languages.append(language)
-        languageSlots[language] = slot
-        return slot
-    }
+    mutating func languageSlot(_ language: String) -> UInt32 { languages.slot(language) }
 
-    mutating func beaconSlot(_ beacon: BeaconID) -> UInt32 {
-        if let slot = beaconSlots[beacon] { return slot }
-        let slot = UInt32(beacons.count)
-        beacons.append(beacon)
-        beaconSlots[beacon] = slot
-        return slot
-    }
+    mutating func beaconSlot(_ beacon: BeaconID) -> UInt32 { beacons.slot(beacon) }
 
-    mutating func localeSlot(_ locale: String?) -> UInt32 {
-        guard let locale else { return 0 }
-        if let slot = localeSlots[locale] { return slot }
-        let slot = UInt32(locales.count)
-        locales.append(locale)
-        localeSlots[locale] = slot
-        return slot
-    }
+    mutating func localeSlot(_ locale: String?) -> UInt32 { locale.map { locales.slot($0) + 1 } ?? 0 }
+
+    func locale(_ slot: UInt32) -> String? { slot == 0 ? nil : locales[Int(slot - 1)] }
 
     /// Remembers a delivered record; false when the id was delivered before (it is not counted again).
     @discardableResult
@@ -229,4 +206,20 @@ struct FNV1a {
         let done: Void? = text.utf8.withContiguousStorageIfAvailable { for byte in $0 { add(byte: byte) } }
         if done == nil { add(text.utf8) }
     }
+}
+
+/// Values numbered in first-seen order, so entries can hold a small slot instead of the value.
+struct Interned<Value: Hashable & Sendable>: Sendable {
+    private(set) var values: [Value] = []
+    private var slots: [Value: UInt32] = [:]
+
+    mutating func slot(_ value: Value) -> UInt32 {
+        if let slot = slots[value] { return slot }
+        let slot = UInt32(values.count)
+        values.append(value)
+        slots[value] = slot
+        return slot
+    }
+
+    subscript(slot: Int) -> Value { values[slot] }
 }

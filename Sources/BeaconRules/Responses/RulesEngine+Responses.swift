@@ -82,7 +82,7 @@ extension RulesEngine {
         let prefix = eid + ":" + response.device + ":"
         let event = BeaconEvent(
             id: String(response.notification.dropFirst(prefix.count)), device: response.device, kind: e.trigger,
-            beacon: ledger.beacons[Int(e.beacon)], time: response.time, locale: ledger.locales[Int(e.locale)])
+            beacon: ledger.beacons[Int(e.beacon)], time: response.time, locale: ledger.locale(e.locale))
         let record = record(for: campaign, event: event, fireDate: response.time)
         outcome.outputs = handler(ActionInvocation(record: record, action: action, actionId: actionId, response: response))
         for case .schedule(let scheduled) in outcome.outputs {
