@@ -25,9 +25,18 @@ final class EngineOwner: Sendable {
     private let mailbox = Mailbox()
     private let state: OwnedState
     private let logger: Logger
+    private let format: OutputFormat
 
-    init(campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, logger: Logger) {
-        state = OwnedState(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store))
+    /// The delivery ledger is read from `store` here; one that does not load is logged and the
+    /// server starts with an empty one (the suppression state is unaffected).
+    init(campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, format: OutputFormat = .records, logger: Logger) {
+        var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+        do { engine.ledger = try store.loadLedger() } catch {
+            logger.error("the delivery ledger did not load; responses to earlier records are unknown ids", metadata: ["error": "\(error)"])
+        }
+        engine.ledger.recordsChanges = true
+        state = OwnedState(engine: engine)
+        self.format = format
         self.logger = logger
     }
 
@@ -80,10 +89,11 @@ final class EngineOwner: Sendable {
                         }
                         replies.append((promise, ByteBuffer(bytes: writer.bytes)))
                     case .reload(let campaigns, let locales, let continuation):
-                        state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+                        reload(campaigns, locales, store: store)
                         reloaded.append(continuation)
                     }
                 }
+                try store.saveLedger(state.engine.ledger.takeChanges())
                 try store.commit()
                 logger.trace("committed", metadata: ["events": "\(events)"])
                 for (promise, reply) in replies { promise.succeed(reply) }
@@ -104,10 +114,18 @@ final class EngineOwner: Sendable {
                     case .reload(let campaigns, let locales, let continuation):
                         reloadsSeen += 1
                         if reloadsSeen > reloaded.count {
-                            state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+                            reload(campaigns, locales, store: store)
                             reloaded.append(continuation)
                         }
                     }
+                }
+                // Saving the ledger may fail before commit() could roll back: end the transaction
+                // here too (a second rollback is harmless). The ledger in memory has this
+                // transaction's changes and the file does not: take the file's back.
+                store.rollback()
+                if var saved = try? store.loadLedger() {
+                    saved.recordsChanges = true
+                    state.engine.ledger = saved
                 }
                 logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
             }
@@ -115,6 +133,16 @@ final class EngineOwner: Sendable {
         }
         state.engine.store.close()
         mailbox.finished()
+    }
+
+    /// A new engine for a new campaign set, keeping the delivery ledger and the handlers.
+    private func reload(_ campaigns: CampaignSet, _ locales: LocaleTable, store: SQLiteStateStore) {
+        var ledger = state.engine.ledger
+        ledger.campaignsChanged()
+        let registry = state.engine.actionRegistry
+        state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+        state.engine.ledger = ledger
+        state.engine.actionRegistry = registry
     }
 
     /// One line's reply: an event id seen before is answered from the log and changes nothing.
@@ -128,9 +156,31 @@ final class EngineOwner: Sendable {
                 return
             }
             records.bytes.removeAll(keepingCapacity: true)
-            state.engine.write(event, into: &records)
+            if format == .records {
+                state.engine.write(event, into: &records)
+            } else {
+                _ = try? state.engine.apply(.beacon(event), format: format, into: &records)
+            }
             store.remember(event: event.id, records: records.bytes)
             Reply.accepted(event: event.id, records: records.bytes, into: &writer)
+        case .response(let response, let number):
+            if let answered = store.answer(event: response.id) {
+                Reply.accepted(event: response.id, records: answered, into: &writer)
+                return
+            }
+            records.bytes.removeAll(keepingCapacity: true)
+            do throws(EventError) {
+                if let unhandled = try state.engine.apply(.response(response), format: format, into: &records) {
+                    logger.warning("click with no handler; counted as unhandled", metadata: [
+                        "record": "\(unhandled.notification)", "actionId": "\(unhandled.actionId)", "type": "\(unhandled.kind)"])
+                }
+            } catch {
+                // Not logged as answered: the same response after its record arrives is taken then.
+                Reply.rejected(line: number, message: error.description, into: &writer)
+                return
+            }
+            store.remember(event: response.id, records: records.bytes)
+            Reply.accepted(event: response.id, records: records.bytes, into: &writer)
         }
     }
 }

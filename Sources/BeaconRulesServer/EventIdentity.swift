@@ -28,6 +28,21 @@ public enum EventIdentity {
         } else {
             bytes.append(1)
         }
+        return autoID(bytes)
+    }
+
+    /// A response's id from what it says (device, record, action, button, time): a resent
+    /// response gets the same id, and so the same answer.
+    public static func id(of response: ResponseEvent) -> String {
+        var bytes: [UInt8] = [0x72] // `r`: a response never shares an id with an event
+        for part in [response.device, response.notification, response.action.rawValue, response.actionId ?? "", String(response.time.milliseconds)] {
+            bytes.append(0)
+            bytes.append(contentsOf: part.utf8)
+        }
+        return autoID(bytes)
+    }
+
+    private static func autoID(_ bytes: [UInt8]) -> String {
         var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
         let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
         for byte in bytes {

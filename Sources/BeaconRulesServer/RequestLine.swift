@@ -6,12 +6,14 @@ import NIOCore
 enum RequestLine: Sendable {
     /// A valid event; `line` is its 1-based number on the connection.
     case event(BeaconEvent, line: Int)
+    /// A valid response to a delivered record (SPEC section 8).
+    case response(ResponseEvent, line: Int)
     /// A line that is not an event: answered with this message, changes nothing.
     case rejected(line: Int, message: String)
 
     var line: Int {
         switch self {
-        case .event(_, let line), .rejected(let line, _): line
+        case .event(_, let line), .response(_, let line), .rejected(let line, _): line
         }
     }
 
@@ -31,9 +33,14 @@ enum RequestLine: Sendable {
                 return ""
             }
             do throws(EventError) {
-                var event = try EventParser.parse(line: bytes, fallbackID: noID())
-                if !hasOwnID { event.id = EventIdentity.id(of: event) }
-                return .event(event, line: line)
+                switch try EventParser.parseInput(line: bytes, fallbackID: noID()) {
+                case .beacon(var event):
+                    if !hasOwnID { event.id = EventIdentity.id(of: event) }
+                    return .event(event, line: line)
+                case .response(var response):
+                    if !hasOwnID { response.id = EventIdentity.id(of: response) }
+                    return .response(response, line: line)
+                }
             } catch {
                 return .rejected(line: line, message: error.description)
             }

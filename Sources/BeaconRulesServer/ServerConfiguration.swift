@@ -1,3 +1,4 @@
+public import BeaconRules
 import NIOCore
 
 /// Where `serve` listens, and the limits it keeps per connection.
@@ -12,6 +13,8 @@ public struct ServerConfiguration: Sendable {
     /// Lines of one connection read but not yet answered. A client that does not read its replies
     /// stops being read once this many are waiting, so it costs bounded memory.
     public var linesInFlight: Int
+    /// How records are written in replies: SPEC section 3's records, or APNs payloads.
+    public var format: OutputFormat = .records
 
     public init(host: String = "127.0.0.1", port: Int = 7700, allowRemote: Bool = false,
                 maximumLineLength: Int = 64 * 1024, linesInFlight: Int = 1024) {

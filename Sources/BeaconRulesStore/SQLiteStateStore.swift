@@ -12,7 +12,7 @@ public import BeaconRules
 public final class SQLiteStateStore: SuppressionStore {
     /// The file, or `:memory:`.
     public let path: String
-    private let db: SQLiteConnection
+    let db: SQLiteConnection
     private let selectFiring: SQLiteStatement
     private let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement

@@ -71,8 +71,24 @@ struct XMLCampaignConverter {
         var timeframes: [JSONElement] = []
         var content: ParsedElement?
         var blocks: [(key: String, element: ParsedElement)] = []
+        var categoryActions: [JSONElement] = []
         for child in e.children where child.namespace == namespace {
             switch child.name {
+            case "notificationAction":
+                if members.contains(where: { $0.key == "notificationAction" }) {
+                    error(at: child.position, "a second <notificationAction> in this <campaign>; a campaign has at most one")
+                } else if let action = action(child) {
+                    add("notificationAction", action, child.position)
+                }
+            case "categoryAction":
+                if let action = action(child) { categoryActions.append(JSONElement(value: action, line: child.position.line, column: child.position.column)) }
+            case "categoryName", "mediaAttachment":
+                checkShape(child, namespace: namespace)
+                if members.contains(where: { $0.key == child.name }) {
+                    error(at: child.position, "a second <\(child.name)> in this <campaign>; give it once")
+                } else {
+                    add(child.name, .string(trimmed(child.text)), child.contentPosition)
+                }
             case "beacon":
                 if let entry = beacon(child) { beacons.append(JSONElement(value: .string(entry), line: child.position.line, column: child.position.column)) }
             case "timeframe":
@@ -94,6 +110,7 @@ struct XMLCampaignConverter {
         }
         if !beacons.isEmpty { add("beacons", .array(beacons), beacons[0].position) }
         if !timeframes.isEmpty { add("timeframes", .array(timeframes), timeframes[0].position) }
+        if !categoryActions.isEmpty { add("categoryActions", .array(categoryActions), categoryActions[0].position) }
         if let a = e.attribute("suppressionTime"), number(a) { add("suppressionTime", .number(trimmed(a.value)), a.position) }
         if let a = e.attribute("sendOnlyOnce"), let b = boolean(a) { add("sendOnlyOnce", .bool(b), a.position) }
         if let a = e.attribute("delay"), number(a) { add("delay", .number(trimmed(a.value)), a.position) }
@@ -105,6 +122,38 @@ struct XMLCampaignConverter {
 
         guard errorCount == errorsBefore else { return nil }
         return ConvertedAction(action: .object(members), line: e.position.line, instant: instant)
+    }
+
+    /// `<notificationAction>` or `<categoryAction>` as its JSON object: string attributes as strings,
+    /// the three flags as booleans, and the value either as the `value` attribute (a string) or as
+    /// a `<value>` element holding JSON (a number, or a calendar event object).
+    private mutating func action(_ e: ParsedElement) -> JSONValue? {
+        checkShape(e, namespace: e.namespace)
+        var members: [JSONMember] = []
+        for a in e.attributes where XMLCampaignSchema.attributes[e.name]!.contains(a.name) {
+            if ["destructive", "authentication", "foreground"].contains(a.name) {
+                guard let b = boolean(a) else { return nil }
+                members.append(JSONMember(key: a.name, value: .bool(b), line: a.position.line, column: a.position.column))
+            } else {
+                members.append(JSONMember(key: a.name, value: .string(a.value), line: a.position.line, column: a.position.column))
+            }
+        }
+        let values = e.children.filter { $0.name == "value" && $0.namespace == e.namespace }
+        if let v = values.first {
+            checkShape(v, namespace: e.namespace)
+            if members.contains(where: { $0.key == "value" }) || values.count > 1 {
+                error(at: v.position, "<\(e.name)> gives its value twice; use the value attribute for text, or one <value> element holding JSON")
+                return nil
+            }
+            do {
+                let parsed = try JSONParser.parse(v.text)
+                members.append(JSONMember(key: "value", value: Self.shift(parsed, to: v.contentPosition), line: v.contentPosition.line, column: v.contentPosition.column))
+            } catch {
+                self.error(at: Self.shift(line: error.line, column: error.column, to: v.contentPosition), "<value> is not JSON: \(error.message); write the value as JSON, e.g. <value>10</value> or <value>{\"title\": \"Tour\", ...}</value>")
+                return nil
+            }
+        }
+        return .object(members)
     }
 
     /// `<beacon>` as a `beacons` entry: the text as written, or `uuid` (+ `major` and `minor`).
@@ -256,7 +305,7 @@ struct XMLCampaignConverter {
     /// Unknown attributes, unknown child elements and stray text, each with the name that was meant.
     private mutating func checkShape(_ e: ParsedElement, namespace: String?) {
         // Text-only elements get one message about holding an element, not one per child.
-        let textOnly = ["beacon", "subject", "body", "url", "payload"]
+        let textOnly = ["beacon", "subject", "body", "url", "payload", "categoryName", "mediaAttachment", "value"]
         let validAttributes = XMLCampaignSchema.attributes[e.name] ?? []
         for a in e.attributes where !validAttributes.contains(a.name) {
             error(at: a.position, XMLCampaignSchema.unknown("attribute", a.name, in: e.name, valid: validAttributes))
@@ -271,7 +320,7 @@ struct XMLCampaignConverter {
         }
         let textAllowed = textOnly.contains(e.name)
         if !textAllowed && e.hasText {
-            error(at: e.contentPosition, "<\(e.name)> holds text; only <beacon>, <subject>, <body>, <url> and <payload> do (is a tag missing?)")
+            error(at: e.contentPosition, "<\(e.name)> holds text; only <beacon>, <subject>, <body>, <url>, <payload>, <categoryName>, <mediaAttachment> and <value> do (is a tag missing?)")
         }
         if textAllowed && !e.children.isEmpty {
             error(at: e.children[0].position, "<\(e.name)> holds an element; it takes text only (wrap markup in <![CDATA[ ... ]]>)")

@@ -8,7 +8,9 @@ enum XMLCampaignSchema {
     /// Children each element may have.
     static let children: [String: [String]] = [
         "campaigns": ["campaign"],
-        "campaign": ["beacon", "timeframe", "content", "onEnter", "onExit"],
+        "campaign": ["beacon", "timeframe", "content", "onEnter", "onExit", "notificationAction", "categoryAction", "categoryName", "mediaAttachment"],
+        "notificationAction": ["value"],
+        "categoryAction": ["value"],
         "content": ["subject", "body", "url", "payload"],
         "onEnter": ["strings"],
         "onExit": ["strings"],
@@ -22,8 +24,11 @@ enum XMLCampaignSchema {
         "timeframe": ["start", "end"],
         "onEnter": ["confirmAction", "actInForeground"],
         "onExit": ["confirmAction", "actInForeground"],
-        "strings": ["lang", "title", "message", "okButtonTitle", "cancelButtonTitle"],
+        "strings": ["lang", "title", "subtitle", "message", "okButtonTitle", "cancelButtonTitle"],
         "subject": [], "body": [], "url": [], "payload": [], "content": [],
+        "notificationAction": ["type", "value"],
+        "categoryAction": ["id", "name", "type", "value", "destructive", "authentication", "foreground"],
+        "categoryName": [], "mediaAttachment": [], "value": [],
     ]
 
     static let triggers: [(name: String, code: Int)] = [("enter", 1), ("exit", 2), ("enterExit", 3)]

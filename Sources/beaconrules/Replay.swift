@@ -24,6 +24,9 @@ struct Replay: ParsableCommand {
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve` (default: in memory).", valueName: "file"))
     var stateFile: String?
 
+    @Option(name: .customLong("format"), help: ArgumentHelp("`records` (SPEC section 3) or `apns` (the APNs payload a push provider sends).", valueName: "format"))
+    var format: OutputFormat = .records
+
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
         let sources = eventFiles.isEmpty ? ["-"] : eventFiles
@@ -44,6 +47,13 @@ struct Replay: ParsableCommand {
             }
             defer { store.close() }
             var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+            do {
+                engine.ledger = try store.loadLedger()
+                engine.ledger.recordsChanges = true
+            } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
             let outcome = replay(sources, engine: &engine, state: store)
             keepUntilExit(engine)
             try finish(outcome)
@@ -83,6 +93,7 @@ struct Replay: ParsableCommand {
         /// Commits the batch (with state), then writes its records.
         func flush() throws {
             if let state {
+                try state.saveLedger(engine.ledger.takeChanges())
                 try state.commit()
                 try state.begin()
             }
@@ -119,13 +130,16 @@ struct Replay: ParsableCommand {
                             positionalID = true
                             return "\(name):\(number)"
                         }
-                        let event = try EventParser.parse(line: line, fallbackID: fallbackID())
+                        let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
                         let start = writer.bytes.count
-                        if let state, !positionalID, let answered = state.answer(event: event.id) {
+                        if let state, !positionalID, let answered = state.answer(event: input.id) {
                             writer.bytes.append(contentsOf: answered)
                         } else {
-                            engine.write(event, into: &writer)
-                            if let state, !positionalID { state.remember(event: event.id, records: Array(writer.bytes[start...])) }
+                            let unhandled = try engine.apply(input, format: format, into: &writer)
+                            if let unhandled {
+                                StandardError.write(ErrorLine.json(kind: "warning", source: name, line: number, message: "click on \"\(unhandled.actionId)\" of record \"\(unhandled.notification)\" runs action type \"\(unhandled.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
+                            }
+                            if let state, !positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
                         }
                         eventsInBatch += 1
                         if writer.bytes.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }

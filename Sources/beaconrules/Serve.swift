@@ -40,6 +40,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`); default: in memory, lost at exit.", valueName: "file"))
     var stateFile: String?
 
+    @Option(name: .customLong("format"), help: ArgumentHelp("Records in replies: `records` (SPEC section 3) or `apns` (APNs payloads).", valueName: "format"))
+    var format: OutputFormat = .records
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
@@ -56,7 +59,11 @@ struct Serve: AsyncParsableCommand {
         signal(SIGHUP, SIG_IGN)
         // A closed stdout (the `listening on` line) must not end the server.
         signal(SIGPIPE, SIG_IGN)
-        let configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
+        let configuration = {
+            var configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
+            configuration.format = format
+            return configuration
+        }()
         do { try configuration.validate() } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)

@@ -25,6 +25,9 @@ public struct Campaign: Sendable {
     public var origin: SourceLocation
     /// The action object as read, for tools that convert or inspect campaigns.
     public var source: JSONValue
+    /// The notification-action extensions (`notificationAction`, `categoryActions`, ...); empty for
+    /// a plain Sensorberg campaign.
+    public var actions = CampaignActions()
 
     public init(
         eid: String, trigger: Trigger = .enterExit, actionType: ActionType = .notification,

@@ -186,13 +186,17 @@ public struct CampaignDecoder {
             onExit = localizedBlock(payload.member("onExit"), path: "\(prefix())content.payload.onExit")
         }
 
+        let actions = campaignActions(value, prefix: prefix())
+
         let errorsAfter = diagnostics.filter { $0.severity == .error }.count
         guard errorsAfter == errorsBefore else { return nil }
-        return Campaign(
+        var campaign = Campaign(
             eid: eid, trigger: trigger, actionType: actionType, beacons: beacons, timeframes: timeframes,
             suppression: suppression, sendOnlyOnce: sendOnlyOnce, delayMilliseconds: delay, deliverAt: deliverAt,
             content: content, isInstant: instant, name: value["name"]?.stringValue, onEnter: onEnter, onExit: onExit,
             origin: SourceLocation(file: file, line: line), source: value)
+        campaign.actions = actions
+        return campaign
     }
 
     /// A timeframe bound or `deliverAt`: RFC 3339 (no zone = UTC), epoch ms, or null.

@@ -22,6 +22,11 @@ public struct NotificationRecord: Sendable, Equatable {
     public var category: NotificationCategory?
     /// `content.payload` exactly as given (null when absent).
     public var payload: JSONValue
+    /// The chosen language's `subtitle`, when the campaign gives one.
+    public var subtitle: String?
+    /// The campaign's notification-action extensions; nil when it uses none (the record is then
+    /// exactly SPEC section 3's).
+    public var actions: CampaignActions?
 
     public init(
         kind: Kind, id: String, campaign: String, device: String, event: String, trigger: EventKind,
@@ -61,13 +66,16 @@ public struct NotificationCategory: Sendable, Equatable {
 public struct CategoryAction: Sendable, Equatable {
     public var id: String
     public var title: String?
-    /// `open`, `share` or `dismiss`.
+    /// `open`, `share` or `dismiss`; for a campaign's own buttons, the action type (`url`, `snooze`, ...).
     public var behavior: String
     public var foreground: Bool
     public var destructive: Bool
     public var authenticationRequired: Bool
+    /// The action's value (a campaign's own buttons only): URL, phone number, minutes, event...
+    public var value: JSONValue?
 
-    public init(id: String, title: String?, behavior: String, foreground: Bool, destructive: Bool = false, authenticationRequired: Bool = false) {
+    public init(id: String, title: String?, behavior: String, foreground: Bool, destructive: Bool = false, authenticationRequired: Bool = false, value: JSONValue? = nil) {
+        self.value = value
         self.id = id
         self.title = title
         self.behavior = behavior

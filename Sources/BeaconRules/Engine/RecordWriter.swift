@@ -56,6 +56,7 @@ extension NotificationRecord {
         w.raw(",\"language\":"); w.optionalString(language)
         if kind == .notification {
             w.raw(",\"title\":"); w.optionalString(title)
+            if let subtitle { w.raw(",\"subtitle\":"); w.string(subtitle) }
             w.raw(",\"body\":"); w.optionalString(body)
         }
         w.raw(",\"url\":"); w.optionalString(url)
@@ -70,9 +71,14 @@ extension NotificationRecord {
                 w.raw(",\"foreground\":"); w.bool(action.foreground)
                 w.raw(",\"destructive\":"); w.bool(action.destructive)
                 w.raw(",\"authenticationRequired\":"); w.bool(action.authenticationRequired)
+                if let value = action.value { w.raw(",\"value\":"); w.value(value) }
                 w.raw("}")
             }
             w.raw("]}")
+        }
+        if let actions {
+            if let action = actions.notificationAction { w.raw(",\"notificationAction\":"); action.appendJSON(to: &w) }
+            if let media = actions.mediaAttachment { w.raw(",\"mediaAttachment\":"); w.string(media) }
         }
         w.raw(",\"payload\":"); w.value(payload)
         w.raw("}")
@@ -83,5 +89,14 @@ extension NotificationRecord {
         var w = JSONWriter(capacity: 512)
         appendJSON(to: &w)
         return String(decoding: w.bytes, as: UTF8.self)
+    }
+}
+
+extension NotificationAction {
+    /// `{"type":...,"value":...}` (no `value` when absent).
+    public func appendJSON(to w: inout JSONWriter) {
+        w.raw("{\"type\":"); w.string(kind.name)
+        if let value { w.raw(",\"value\":"); w.value(value) }
+        w.raw("}")
     }
 }

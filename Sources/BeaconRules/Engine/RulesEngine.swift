@@ -11,13 +11,18 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Reused per event so that matching does not allocate.
     private var scratch: [Int32] = []
     private var firedSlots: [Int32] = []
-    private var pending: [Firing] = []
+    /// The firings of the current event (internal: the delivery ledger reads them).
+    var pending: [Firing] = []
     /// Rendered record tails (see `RecordWriter`) back to back, and where each is by
     /// (campaign, device language, trigger): offset << 24 | length.
     private var tailArena: [UInt8] = []
     private var tailIndex = PackedTable()
     private var localeSlots: [String: UInt32] = [:]
     private var eventScratch = EventScratch()
+    /// Every delivered notification and what the device reported about it (`respond(to:)`).
+    public var ledger = DeliveryLedger()
+    /// The handlers clicks run (`respond(to:)`).
+    public var actionRegistry = ActionRegistry()
 
     /// Distinct device languages whose record tails are cached; beyond this, tails are rendered per record.
     static var cachedLanguageLimit: Int { 1024 }
@@ -99,6 +104,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         if pending.count > 1 {
             pending.sort { ($0.fireDate, $0.rank, $0.index) < ($1.fireDate, $1.rank, $1.index) }
         }
+        if ledger.isEnabled && !pending.isEmpty { noteDeliveries(event) }
     }
 
     /// The hot path: the event's records appended to `writer` as JSON lines. Everything but the
@@ -201,6 +207,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         var title = campaign.content.subject
         var body = campaign.content.body
         var language: String?
+        var subtitle: String?
         var confirm = ConfirmAction.open
         var foreground = true
         let okTitle: String?
@@ -212,6 +219,7 @@ public struct RulesEngine<Store: SuppressionStore> {
             foreground = block.actInForeground
             title = chosen.strings["title"] ?? title
             body = chosen.strings["message"] ?? body
+            subtitle = chosen.strings["subtitle"]
             okTitle = chosen.strings["okButtonTitle"] ?? chooser.defaultConfirmTitle(confirm, tag: chosen.tag)
             cancelTitle = chosen.strings["cancelButtonTitle"] ?? chooser.defaultCancelTitle(tag: chosen.tag)
             categoryLanguage = chosen.key
@@ -224,16 +232,23 @@ public struct RulesEngine<Store: SuppressionStore> {
             cancelTitle = chooser.defaultCancelTitle(tag: event.locale)
             categoryLanguage = chooser.locales.servingTag(for: event.locale) ?? "en"
         }
-        let category = NotificationCategory(
+        var category = NotificationCategory(
             id: campaign.eid + "." + event.kind.name + "." + categoryLanguage,
             actions: [
                 CategoryAction(id: "ok", title: okTitle, behavior: confirm.rawValue, foreground: foreground),
                 CategoryAction(id: "cancel", title: cancelTitle, behavior: "dismiss", foreground: false),
             ])
-        return NotificationRecord(
+        var record = NotificationRecord(
             kind: .notification, id: id, campaign: campaign.eid, device: event.device, event: event.id,
             trigger: event.kind, beacon: event.beacon, fireDate: fireDate, actionType: campaign.actionType,
             language: language, title: title, body: body, url: url, category: category, payload: payload)
+        record.subtitle = subtitle
+        if !campaign.actions.isEmpty {
+            campaign.actions.apply(to: &category)
+            record.category = category
+            record.actions = campaign.actions
+        }
+        return record
     }
 }
 

@@ -7,24 +7,14 @@ public enum EventParser {
     /// Parses `line` (no trailing newline needed; a trailing `\r` is tolerated).
     /// `fallbackID` is used when the line has no `id` (SPEC: `SOURCE:LINE`).
     public static func parse(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> BeaconEvent {
-        var s = JSONScanner(line)
-        do {
+        try reporting {
+            var s = JSONScanner(line)
             return try parseObject(&s, fallbackID: fallbackID)
-        } catch let error as EventError {
-            throw error
-        } catch let error as JSONSyntaxError {
-            throw EventError("invalid JSON: \(error.message)", column: error.column)
-        } catch {
-            throw EventError("invalid line: \(error)")
         }
     }
 
     public static func parse(line: String, fallbackID: String) throws(EventError) -> BeaconEvent {
-        let bytes = Array(line.utf8)
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(EventError) in try parse(line: buffer, fallbackID: fallbackID) }
-        }
-        return try result.get()
+        try withBytes(line) { bytes throws(EventError) in try parse(line: bytes, fallbackID: fallbackID) }
     }
 
     /// True when the line holds only white space (SPEC: blank lines are skipped).
@@ -34,7 +24,9 @@ public enum EventParser {
         return true
     }
 
-    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String) throws -> BeaconEvent {
+    /// `acceptResponses`: a `"type":"response"` line throws `ResponseLine` instead of the rejection,
+    /// for `parseInput` to read it as a response.
+    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String, acceptResponses: Bool = false) throws -> BeaconEvent {
         s.skipWhitespace()
         guard s.current == 0x7B else {
             if s.current == 0x5B { throw EventError("expected one JSON object per line, found an array", column: s.column) }
@@ -85,6 +77,8 @@ public enum EventParser {
                     switch text {
                     case "enter": kind = .enter
                     case "exit": kind = .exit
+                    case "response" where acceptResponses:
+                        throw ResponseLine()
                     case "sighting", "response":
                         throw EventError("field `type`: \"\(text)\" events are not accepted by this engine; expected \"enter\" or \"exit\"", column: valueColumn)
                     default:

@@ -111,7 +111,7 @@ import Testing
             "\(path):3:80: error: deliverAt=\"2016-13-10T14:15:00Z\" is not a date (month 13 is not 1...12); expected RFC 3339 like 2016-05-10T14:15:00.000+0200 or 2016-05-10T12:15:00Z",
             "\(path):4:13: error: <beacon>b9407f30f5f8466eaff925556b57fe6d00100000</beacon> is not a beacon: it has 40 characters (dashes ignored); expected a 42-char pid as text (32 hex proximity UUID + 5-digit major + 5-digit minor), or uuid=\"...\" with major and minor (0...65535), or uuid alone for every beacon of that UUID",
             "\(path):5:57: error: major=\"70000\" is not a beacon major; expected a whole number 0...65535",
-            "\(path):6:5: error: unknown element \"contnet\" in <campaign>; did you mean \"content\"? (expected one of: beacon, timeframe, content, onEnter, onExit)",
+            "\(path):6:5: error: unknown element \"contnet\" in <campaign>; did you mean \"content\"? (expected one of: beacon, timeframe, content, onEnter, onExit, notificationAction, categoryAction, categoryName, mediaAttachment)",
             "\(path):9:28: error: <payload> is not JSON: expected a JSON value, found `}`; write the payload as a JSON value, e.g. {\"room\": 2} (inside <![CDATA[ ... ]]> if it holds < or &)",
             "\(path):12:3: error: <campaign> has no eid attribute; give every campaign a unique id, e.g. <campaign eid=\"spring-sale-entrance\" ...>",
         ])

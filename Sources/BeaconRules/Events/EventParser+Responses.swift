@@ -1,0 +1,107 @@
+/// Lines of a stream that mixes beacon events and responses. Beacon events keep the byte-level fast
+/// path; a line whose `type` is `response` is scanned again by the response reader (responses are
+/// rare next to events, so the second pass costs nothing that matters).
+extension EventParser {
+    /// A beacon event or a response. Other lines are rejected with the same messages as `parse`.
+    public static func parseInput(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
+        try reporting {
+            do {
+                var s = JSONScanner(line)
+                return .beacon(try parseObject(&s, fallbackID: fallbackID, acceptResponses: true))
+            } catch is ResponseLine {
+                var s = JSONScanner(line)
+                return .response(try parseResponse(&s, fallbackID: fallbackID))
+            }
+        }
+    }
+
+    public static func parseInput(line: String, fallbackID: String) throws(EventError) -> InputLine {
+        try withBytes(line) { bytes throws(EventError) in try parseInput(line: bytes, fallbackID: fallbackID) }
+    }
+
+    /// Runs a scan, turning whatever it throws into the `EventError` the caller reports.
+    static func reporting<T>(_ scan: () throws -> T) throws(EventError) -> T {
+        do {
+            return try scan()
+        } catch let error as EventError {
+            throw error
+        } catch let error as JSONSyntaxError {
+            throw EventError("invalid JSON: \(error.message)", column: error.column)
+        } catch {
+            throw EventError("invalid line: \(error)")
+        }
+    }
+
+    /// A `String` line as the bytes the scanners read.
+    static func withBytes<T>(_ line: String, _ body: (UnsafeBufferPointer<UInt8>) throws(EventError) -> T) throws(EventError) -> T {
+        let bytes = Array(line.utf8)
+        let result = bytes.withUnsafeBufferPointer { buffer in Result { () throws(EventError) in try body(buffer) } }
+        return try result.get()
+    }
+
+    /// Thrown by the beacon scanner when it meets `"type":"response"`.
+    struct ResponseLine: Error {}
+
+    static func parseResponse(_ s: inout JSONScanner, fallbackID: () -> String) throws -> ResponseEvent {
+        s.skipWhitespace()
+        s.position += 1 // `{`: the beacon scanner already checked it
+        var id: String?
+        var device: String?
+        var notification: String?
+        var action: ResponseAction?
+        var actionId: String?
+        var time: Timestamp?
+        s.skipWhitespace()
+        if s.current == 0x7D { s.position += 1 } else {
+            while true {
+                s.skipWhitespace()
+                guard s.current == 0x22 else {
+                    throw EventError("invalid JSON: expected a field name in quotes, found \(s.foundDescription())", column: s.column)
+                }
+                let (keyRange, keyEscaped) = try s.scanString()
+                let key = try s.decodeString(keyRange, escaped: keyEscaped)
+                s.skipWhitespace()
+                try s.expect(0x3A, "`:` after a field name")
+                s.skipWhitespace()
+                let column = s.column
+                switch key {
+                case "id":
+                    id = try optionalText(&s, field: "id", allowNumber: true)
+                    if id?.isEmpty == true { throw EventError("field `id`: expected a non-empty string", column: column) }
+                case "device":
+                    guard let text = try optionalText(&s, field: "device", allowNumber: false), !text.isEmpty else {
+                        throw EventError("field `device`: expected a non-empty string (the device that responded)", column: column)
+                    }
+                    device = text
+                case "notification":
+                    guard let text = try optionalText(&s, field: "notification", allowNumber: false), !text.isEmpty else {
+                        throw EventError("field `notification`: expected the record id the response is about (CAMPAIGN:DEVICE:EVENT)", column: column)
+                    }
+                    notification = text
+                case "action":
+                    let text = try optionalText(&s, field: "action", allowNumber: false)
+                    guard let text, let parsed = ResponseAction(rawValue: text) else {
+                        throw EventError("field `action`: expected \"present\", \"click\" or \"dismiss\", found \(text.map { "\"\($0)\"" } ?? "null")", column: column)
+                    }
+                    action = parsed
+                case "actionId":
+                    actionId = try optionalText(&s, field: "actionId", allowNumber: false)
+                    if actionId?.isEmpty == true { throw EventError("field `actionId`: expected a button id (\"ok\", \"cancel\", ...) or no field for a tap on the notification", column: column) }
+                case "time":
+                    time = try parseTime(&s, column: column)
+                default:
+                    try s.skipValue()
+                }
+                s.skipWhitespace()
+                if s.current == 0x2C { s.position += 1; continue }
+                if s.current == 0x7D { s.position += 1; break }
+                throw EventError("invalid JSON: expected `,` or `}` after a field, found \(s.foundDescription())", column: s.column)
+            }
+        }
+        guard let device else { throw EventError("missing field `device`: expected a non-empty string") }
+        guard let notification else { throw EventError("missing field `notification`: expected the record id the response is about (CAMPAIGN:DEVICE:EVENT)") }
+        guard let action else { throw EventError("missing field `action`: expected \"present\", \"click\" or \"dismiss\"") }
+        guard let time else { throw EventError("missing field `time`: expected RFC 3339 (2016-05-10T16:00:00Z) or epoch milliseconds") }
+        return ResponseEvent(id: id ?? fallbackID(), device: device, notification: notification, action: action, actionId: actionId, time: time)
+    }
+}

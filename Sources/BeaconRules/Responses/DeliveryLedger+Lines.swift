@@ -1,0 +1,138 @@
+/// The ledger as JSON lines, each with a stable key, for stores that keep it between runs
+/// (`replay --state`, `serve --state`, `report`): one line per delivered notification,
+/// rescheduled id, handled click and unhandled count. A store saves the lines that changed
+/// (`takeChanges`) with each commit, and replays every line (`load`) when it opens.
+extension DeliveryLedger {
+    /// One saved line: `key` orders lines so that a delivery comes before the lines naming it.
+    public struct Line: Sendable, Equatable {
+        public var key: String
+        public var json: [UInt8]
+    }
+
+    /// Every line of the ledger, in key order.
+    public func allLines() -> [Line] {
+        var changes = Changes()
+        changes.entries = Set(entries.indices.map { Int32($0) })
+        changes.aliases = index.compactMap { key, entry in entries[Int(entry)].key == key ? nil : key }
+        changes.handled = Array(handled)
+        changes.unhandled = Set(unhandled.keys)
+        return lines(changes).sorted { $0.key < $1.key }
+    }
+
+    /// The lines changed since the last call, and forgets them.
+    public mutating func takeChanges() -> [Line] {
+        if changed.isEmpty { return [] }
+        let result = lines(changed)
+        changed = Changes()
+        return result
+    }
+
+    /// Writes every line, one per text line.
+    public func appendJSONLines(to w: inout JSONWriter) {
+        for line in allLines() {
+            w.bytes.append(contentsOf: line.json)
+            w.bytes.append(0x0A)
+        }
+    }
+
+    private func lines(_ c: Changes) -> [Line] {
+        var result: [Line] = []
+        var w = JSONWriter(capacity: 256)
+        func take(_ key: String) {
+            result.append(Line(key: key, json: w.bytes))
+            w.bytes.removeAll(keepingCapacity: true)
+        }
+        for i in c.entries.sorted() {
+            let e = entries[Int(i)]
+            w.raw("{\"delivery\":"); w.string(Self.hex(e.key))
+            w.raw(",\"campaign\":"); w.string(campaignIDs[Int(e.campaign)].canonical)
+            w.raw(",\"eid\":"); w.string(campaignNames[Int(e.campaign)])
+            w.raw(",\"language\":"); w.string(languages[Int(e.language)])
+            w.raw(",\"locale\":"); w.optionalString(locale(e.locale))
+            w.raw(",\"beacon\":\""); beacons[Int(e.beacon)].appendPid(to: &w.bytes)
+            w.raw(e.trigger == .enter ? "\",\"trigger\":\"enter\"" : "\",\"trigger\":\"exit\"")
+            w.raw(",\"state\":"); w.integer(Int64(e.state))
+            w.raw(",\"clicks\":[")
+            for (n, id) in clickedIds(i).enumerated() {
+                if n > 0 { w.raw(",") }
+                w.string(id)
+            }
+            w.raw("]}")
+            take("0:" + Self.hex(e.key))
+        }
+        for key in c.aliases {
+            guard let entry = index[key] else { continue }
+            w.raw("{\"alias\":"); w.string(Self.hex(key)); w.raw(",\"of\":"); w.string(Self.hex(entries[Int(entry)].key)); w.raw("}")
+            take("1:" + Self.hex(key))
+        }
+        for key in c.handled {
+            w.raw("{\"handled\":"); w.string(Self.hex(key)); w.raw("}")
+            take("2:" + Self.hex(key))
+        }
+        for k in c.unhandled {
+            let campaign = campaignIDs[Int(k.campaign)].canonical, language = languages[Int(k.language)]
+            w.raw("{\"unhandled\":"); w.string(k.type)
+            w.raw(",\"campaign\":"); w.string(campaign)
+            w.raw(",\"eid\":"); w.string(campaignNames[Int(k.campaign)])
+            w.raw(",\"language\":"); w.string(language)
+            w.raw(",\"count\":"); w.integer(Int64(unhandled[k] ?? 0)); w.raw("}")
+            // Type, campaign and language may hold any character: the key quotes them as JSON.
+            take("3:" + JSONValue.makeArray([.string(campaign), .string(language), .string(k.type)]).compactText)
+        }
+        return result
+    }
+
+    /// Takes back one line written by `appendJSONLines`; the message says what is missing.
+    /// Loading does not count as a change.
+    public mutating func load(line value: JSONValue) throws(LedgerLineError) {
+        defer { changed = Changes() }
+        func text(_ key: String) throws(LedgerLineError) -> String {
+            guard let s = value[key]?.stringValue else { throw LedgerLineError("expected `\(key)` as a string") }
+            return s
+        }
+        func key(_ name: String) throws(LedgerLineError) -> UInt64 {
+            guard let k = UInt64(try text(name), radix: 16) else { throw LedgerLineError("`\(name)` is not 16 hex digits") }
+            return k
+        }
+        if value["delivery"] != nil {
+            let k = try key("delivery")
+            let campaign = campaignSlot(CampaignID(canonical: try text("campaign")), eid: try text("eid"))
+            let language = languageSlot(try text("language"))
+            let locale = localeSlot(value["locale"]?.stringValue)
+            guard let beacon = BeaconID(pid: try text("beacon")) else { throw LedgerLineError("`beacon` is not a 42-char pid") }
+            let trigger: EventKind = try text("trigger") == "exit" ? .exit : .enter
+            guard let state = value["state"]?.integerValue, (0...15).contains(state) else { throw LedgerLineError("expected `state` 0...15") }
+            deliver(key: k, rule: -1, campaign: campaign, language: language, locale: locale, beacon: beaconSlot(beacon), trigger: trigger)
+            let entry = index[k]!
+            entries[Int(entry)].state = UInt8(state)
+            for element in value["clicks"]?.arrayElements ?? [] {
+                if let id = element.value.stringValue { _ = markClick(entry, actionId: id) }
+            }
+        } else if value["alias"] != nil {
+            guard let entry = index[try key("of")] else { throw LedgerLineError("`of` names no delivery before it") }
+            index[try key("alias")] = entry
+        } else if value["handled"] != nil {
+            handled.insert(try key("handled"))
+        } else if value["unhandled"] != nil {
+            let campaign = campaignSlot(CampaignID(canonical: try text("campaign")), eid: try text("eid"))
+            let language = languageSlot(try text("language"))
+            guard let count = value["count"]?.integerValue else { throw LedgerLineError("expected `count` as an integer") }
+            // A line holds the running total, so the last one read wins.
+            unhandled[.init(campaign: campaign, language: language, type: try text("unhandled"))] = Int(count)
+        } else {
+            throw LedgerLineError("expected a `delivery`, `alias`, `handled` or `unhandled` line")
+        }
+    }
+
+    static func hex(_ key: UInt64) -> String {
+        let digits = String(key, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+/// A saved ledger line that can not be read back.
+public struct LedgerLineError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,225 @@
+/// Every notification record the engine delivered, with what the device has reported about it:
+/// what a response needs (its campaign, language, trigger, beacon, locale) and the funnel states,
+/// each kept once per notification however often or in whatever order responses arrive.
+///
+/// Compact by design: a record id is kept as its 64-bit FNV-1a hash, an entry is 32 bytes, and
+/// the id index about 24 more (a `Dictionary` of 12-byte pairs at most 3/4 full); campaigns,
+/// languages, locales, beacons and button ids are interned. (A false match of two ids
+/// needs a 64-bit hash collision that also passes the device check in `respond`.)
+public struct DeliveryLedger: Sendable {
+    /// Off: the engine remembers nothing and every response is an unknown record id.
+    public var isEnabled = true
+
+    struct Entry: Sendable {
+        var key: UInt64
+        /// Engine campaign index when delivered in this run, -1 when loaded from a saved ledger.
+        var rule: Int32
+        var campaign: UInt32
+        var beacon: UInt32
+        var locale: UInt32
+        /// Languages come from the loaded campaigns and locale files, never from clients: 16 bits
+        /// are plenty, and keep the entry at 32 bytes.
+        var languageSlot: UInt16
+        /// Bit n: button id `actionIds[n]` was clicked (ids past 16 are in `extraClicks`).
+        var clicks: UInt16
+        var trigger: EventKind
+        var state: UInt8
+
+        var language: UInt32 { UInt32(languageSlot) }
+    }
+
+    static let presented: UInt8 = 1, opened: UInt8 = 2, clicked: UInt8 = 4, dismissed: UInt8 = 8
+
+    var entries: [Entry] = []
+    /// Record id hash → entry; snoozed copies of a record map to the original's entry.
+    var index: [UInt64: Int32] = [:]
+    /// Hashes of (record id, action id) whose handler already ran: a repeated click runs nothing.
+    var handled: Set<UInt64> = []
+    var campaignIDs = Interned<CampaignID>()
+    /// The eids as written (the first seen per campaign id), for reports.
+    var campaignNames: [String] = []
+    var languages = Interned<String>()
+    /// Slot 0 is "no locale".
+    /// Locale slot 0 is "no locale"; slot n is `locales[n - 1]`.
+    var locales = Interned<String>()
+    var beacons = Interned<BeaconID>()
+    var actionIds: [String] = []
+    var actionSlots: [String: Int] = [:]
+    /// Clicks on button ids beyond the 16 that fit the bit set, per entry.
+    var extraClicks: [Int32: Set<String>] = [:]
+    /// Clicks on action types with no handler, per (campaign, language, type).
+    var unhandled: [UnhandledKey: Int] = [:]
+    /// Engine caches: campaign index → campaign slot, and (index, locale, trigger) → language slot.
+    var ruleSlots: [UInt32] = []
+    /// FNV-1a state after `EID:` per campaign index, so a delivery hashes only `DEVICE:EVENT`.
+    var ruleHashes: [UInt64] = []
+    var languageCache: [UInt64: UInt32] = [:]
+    /// On for a ledger that a store saves: what changed since `takeChanges` is then kept, so that
+    /// each commit saves only those lines. Off (the default), nothing extra is kept.
+    public var recordsChanges = false
+    var changed = Changes()
+
+    mutating func noteChange(_ entry: Int32) {
+        if recordsChanges { changed.entries.insert(entry) }
+    }
+
+    struct Changes: Sendable {
+        var entries: Set<Int32> = []
+        var aliases: [UInt64] = []
+        var handled: [UInt64] = []
+        var unhandled: Set<UnhandledKey> = []
+        var isEmpty: Bool { entries.isEmpty && aliases.isEmpty && handled.isEmpty && unhandled.isEmpty }
+    }
+
+    struct UnhandledKey: Sendable, Hashable {
+        var campaign: UInt32
+        var language: UInt32
+        var type: String
+    }
+
+    public init() {}
+
+    /// Notifications remembered (snoozed copies are not counted twice).
+    public var count: Int { entries.count }
+
+    /// The ledger key of a record id.
+    public static func key(_ recordID: String) -> UInt64 {
+        var h = FNV1a()
+        h.add(recordID.utf8)
+        return h.value
+    }
+
+    func entryIndex(_ recordID: String) -> Int32? { index[Self.key(recordID)] }
+
+    /// Forgets the engine's campaign indexes (after a reload the same index may be another campaign).
+    public mutating func campaignsChanged() {
+        ruleSlots = []
+        ruleHashes = []
+        languageCache = [:]
+        for i in entries.indices { entries[i].rule = -1 }
+    }
+
+    /// Maps a rescheduled record id to the entry of the notification it repeats.
+    mutating func alias(_ key: UInt64, to entry: Int32) {
+        guard index[key] == nil else { return }
+        index[key] = entry
+        if recordsChanges { changed.aliases.append(key) }
+    }
+
+    /// True the first time a (record, button) pair is seen: its handler runs then only.
+    mutating func firstHandling(_ key: UInt64) -> Bool {
+        guard handled.insert(key).inserted else { return false }
+        if recordsChanges { changed.handled.append(key) }
+        return true
+    }
+
+    mutating func countUnhandled(_ key: UnhandledKey) {
+        unhandled[key, default: 0] += 1
+        if recordsChanges { changed.unhandled.insert(key) }
+    }
+
+    mutating func campaignSlot(_ id: CampaignID, eid: String) -> UInt32 {
+        let slot = campaignIDs.slot(id)
+        if Int(slot) == campaignNames.count { campaignNames.append(eid) }
+        return slot
+    }
+
+    mutating func languageSlot(_ language: String) -> UInt32 { languages.slot(language) }
+
+    mutating func beaconSlot(_ beacon: BeaconID) -> UInt32 { beacons.slot(beacon) }
+
+    mutating func localeSlot(_ locale: String?) -> UInt32 { locale.map { locales.slot($0) + 1 } ?? 0 }
+
+    func locale(_ slot: UInt32) -> String? { slot == 0 ? nil : locales[Int(slot - 1)] }
+
+    /// Remembers a delivered record; false when the id was delivered before (it is not counted again).
+    @discardableResult
+    mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) -> Bool {
+        let next = Int32(entries.count)
+        // One hash lookup for the common case, a new id; a repeat puts the old entry back.
+        if let old = index.updateValue(next, forKey: key) {
+            index[key] = old
+            return false
+        }
+        noteChange(next)
+        entries.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0))
+        return true
+    }
+
+    /// Sets `bits` on an entry; true when any of them is new.
+    mutating func mark(_ entry: Int32, _ bits: UInt8) -> Bool {
+        let before = entries[Int(entry)].state
+        entries[Int(entry)].state |= bits
+        if before | bits == before { return false }
+        noteChange(entry)
+        return true
+    }
+
+    /// Counts a click on `actionId` once per notification; true when new.
+    mutating func markClick(_ entry: Int32, actionId: String) -> Bool {
+        let slot: Int
+        if let known = actionSlots[actionId] { slot = known } else {
+            slot = actionIds.count
+            actionIds.append(actionId)
+            actionSlots[actionId] = slot
+        }
+        if slot < 16 {
+            let bit = UInt16(1) << UInt16(slot)
+            let before = entries[Int(entry)].clicks
+            entries[Int(entry)].clicks |= bit
+            if before & bit != 0 { return false }
+            noteChange(entry)
+            return true
+        }
+        guard extraClicks[entry, default: []].insert(actionId).inserted else { return false }
+        noteChange(entry)
+        return true
+    }
+
+    /// The button ids clicked on an entry, in first-seen order.
+    func clickedIds(_ entry: Int32) -> [String] {
+        let bits = entries[Int(entry)].clicks
+        var ids: [String] = []
+        for (slot, id) in actionIds.prefix(16).enumerated() where bits & (UInt16(1) << UInt16(slot)) != 0 { ids.append(id) }
+        if let extra = extraClicks[entry] { ids += extra.sorted() }
+        return ids
+    }
+}
+
+/// 64-bit FNV-1a: stable across runs and processes (Swift's `Hasher` is seeded per process), so
+/// saved ledgers keep their keys.
+struct FNV1a {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    mutating func add(byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x0000_0100_0000_01B3
+    }
+
+    mutating func add<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        for byte in bytes { add(byte: byte) }
+    }
+
+    /// A string's UTF-8, straight from its storage when it is contiguous (native strings are).
+    mutating func add(_ text: String) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { for byte in $0 { add(byte: byte) } }
+        if done == nil { add(text.utf8) }
+    }
+}
+
+/// Values numbered in first-seen order, so entries can hold a small slot instead of the value.
+struct Interned<Value: Hashable & Sendable>: Sendable {
+    private(set) var values: [Value] = []
+    private var slots: [Value: UInt32] = [:]
+
+    mutating func slot(_ value: Value) -> UInt32 {
+        if let slot = slots[value] { return slot }
+        let slot = UInt32(values.count)
+        values.append(value)
+        slots[value] = slot
+        return slot
+    }
+
+    subscript(slot: Int) -> Value { values[slot] }
+}

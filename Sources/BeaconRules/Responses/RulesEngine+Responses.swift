@@ -1,0 +1,169 @@
+/// Why a response was not taken: an unknown record id, a record of another device, a button the
+/// notification does not have. The message says which and what was expected.
+public struct ResponseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable { case unknownRecord, otherDevice, unknownAction, campaignNotLoaded }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// What one response did.
+public struct ResponseOutcome: Sendable, Equatable {
+    /// False when the response only repeated what was already counted.
+    public var counted: Bool
+    /// What the click's handler emitted (empty for present, dismiss and repeated clicks).
+    public var outputs: [ActionOutput]
+    /// The action type of a click that no handler took (counted as unhandled in the funnel).
+    public var unhandled: ActionKind?
+}
+
+extension RulesEngine {
+    /// Takes a response (SPEC section 8) to a delivered record: counts its state once per
+    /// notification (a click implies opened; a repeat counts nothing), and on the first click of a
+    /// button runs the handler of the button's action type.
+    public mutating func respond(to response: ResponseEvent) throws(ResponseError) -> ResponseOutcome {
+        guard let entry = ledger.entryIndex(response.notification) else {
+            throw ResponseError(.unknownRecord, "field `notification`: \"\(response.notification)\" is not the id of a notification record this engine delivered (nor one in the saved state); expected the `id` of a delivered record, CAMPAIGN:DEVICE:EVENT")
+        }
+        let e = ledger.entries[Int(entry)]
+        let eid = ledger.campaignNames[Int(e.campaign)]
+        guard response.notification.hasPrefix(eid + ":" + response.device + ":") else {
+            throw ResponseError(.otherDevice, "field `device`: record \"\(response.notification)\" was not delivered to device \"\(response.device)\"; expected the device the record names")
+        }
+        var outcome = ResponseOutcome(counted: false, outputs: [], unhandled: nil)
+        switch response.action {
+        case .present:
+            outcome.counted = ledger.mark(entry, DeliveryLedger.presented)
+            return outcome
+        case .dismiss:
+            outcome.counted = ledger.mark(entry, DeliveryLedger.dismissed)
+            return outcome
+        case .click:
+            break
+        }
+        guard let index = campaignIndex(for: e) else {
+            throw ResponseError(.campaignNotLoaded, "field `notification`: campaign \"\(eid)\" of record \"\(response.notification)\" is not among the loaded campaigns, so its buttons are unknown; load the campaign the record came from")
+        }
+        let campaign = campaigns.campaigns[index]
+        let actionId = response.isDefaultTap ? "default" : response.actionId!
+        guard let action = clickedAction(campaign, trigger: e.trigger, actionId: actionId) else {
+            let ids = campaign.actions.categoryActions.isEmpty ? ["ok", "cancel"] : campaign.actions.categoryActions.map(\.id)
+            throw ResponseError(.unknownAction, "field `actionId`: record \"\(response.notification)\" has no button \"\(actionId)\"; expected \(ids.map { "\"\($0)\"" }.joined(separator: ", ")), or no actionId for a tap on the notification")
+        }
+        guard let action else {
+            // The Cancel button: the user dismissed the notification from it.
+            outcome.counted = ledger.mark(entry, DeliveryLedger.dismissed)
+            return outcome
+        }
+        if actionId == "default" {
+            outcome.counted = ledger.mark(entry, DeliveryLedger.presented | DeliveryLedger.opened)
+        } else {
+            let newClick = ledger.markClick(entry, actionId: actionId)
+            let newState = ledger.mark(entry, DeliveryLedger.presented | DeliveryLedger.opened | DeliveryLedger.clicked)
+            outcome.counted = newClick || newState
+        }
+        var once = FNV1a()
+        once.add(response.notification.utf8)
+        once.add(CollectionOfOne(0))
+        once.add(actionId.utf8)
+        guard ledger.firstHandling(once.value) else { return outcome }
+        guard let handler = actionRegistry.handler(for: action.kind) else {
+            ledger.countUnhandled(.init(campaign: e.campaign, language: e.language, type: action.kind.name))
+            outcome.unhandled = action.kind
+            return outcome
+        }
+        let prefix = eid + ":" + response.device + ":"
+        let event = BeaconEvent(
+            id: String(response.notification.dropFirst(prefix.count)), device: response.device, kind: e.trigger,
+            beacon: ledger.beacons[Int(e.beacon)], time: response.time, locale: ledger.locale(e.locale))
+        let record = record(for: campaign, event: event, fireDate: response.time)
+        outcome.outputs = handler(ActionInvocation(record: record, action: action, actionId: actionId, response: response))
+        for case .schedule(let scheduled) in outcome.outputs {
+            // A rescheduled record is the same notification: its responses count for this entry.
+            ledger.alias(DeliveryLedger.key(scheduled.id), to: entry)
+        }
+        return outcome
+    }
+
+    /// The action a click runs: nil inside when it is the Cancel button (a dismissal), nil outside
+    /// when the notification has no such button.
+    func clickedAction(_ campaign: Campaign, trigger: EventKind, actionId: String) -> NotificationAction?? {
+        if actionId == "default" { return .some(campaign.actions.notificationAction ?? NotificationAction(kind: .openApp)) }
+        if !campaign.actions.categoryActions.isEmpty {
+            guard let button = campaign.actions.categoryActions.first(where: { $0.id == actionId }) else { return nil }
+            return .some(button.action)
+        }
+        let url = campaign.content.url.flatMap { $0.isEmpty ? nil : $0 }
+        switch actionId {
+        case "ok":
+            if campaign.block(for: trigger)?.confirmAction == .share {
+                return .some(NotificationAction(kind: .share, value: .string(url ?? campaign.content.subject ?? campaign.eid)))
+            }
+            return .some(url.map { NotificationAction(kind: .url, value: .string($0)) } ?? NotificationAction(kind: .openApp))
+        case "cancel":
+            return .some(nil)
+        default:
+            return nil
+        }
+    }
+
+    /// The campaign a ledger entry came from: the action that fired in this run, or the first
+    /// loaded action of its eid for entries from a saved ledger.
+    func campaignIndex(for e: DeliveryLedger.Entry) -> Int? {
+        let id = ledger.campaignIDs[Int(e.campaign)]
+        if e.rule >= 0, Int(e.rule) < campaigns.campaigns.count, campaigns.campaigns[Int(e.rule)].id == id { return Int(e.rule) }
+        return campaigns.campaigns.firstIndex { $0.id == id }
+    }
+
+    /// Remembers the notification records of the current event (silent records are never shown,
+    /// so they get no responses).
+    ///
+    /// On the hot path: per event one locale and one beacon lookup, per record a hash of
+    /// `DEVICE:EVENT` continued from the campaign's cached `EID:` state and one insert; the campaign
+    /// itself is read only the first time it fires (per locale and trigger for the language).
+    mutating func noteDeliveries(_ event: BeaconEvent) {
+        var notified = false
+        for firing in pending where !campaigns.rules[Int(firing.index)].isSilent { notified = true; break }
+        guard notified else { return }
+        let locale = ledger.localeSlot(event.locale)
+        let beacon = ledger.beaconSlot(event.beacon)
+        if ledger.ruleSlots.count != campaigns.campaigns.count {
+            ledger.ruleSlots = Array(repeating: .max, count: campaigns.campaigns.count)
+            ledger.ruleHashes = Array(repeating: 0, count: campaigns.campaigns.count)
+        }
+        for firing in pending {
+            let index = Int(firing.index)
+            if campaigns.rules[index].isSilent { continue }
+            var slot = ledger.ruleSlots[index]
+            if slot == .max {
+                let campaign = campaigns.campaigns[index]
+                slot = ledger.campaignSlot(campaign.id, eid: campaign.eid)
+                ledger.ruleSlots[index] = slot
+                var h = FNV1a()
+                h.add(campaign.eid.utf8)
+                ledger.ruleHashes[index] = h.value
+            }
+            let cacheKey = UInt64(index) << 32 | UInt64(locale) << 1 | (event.kind == .enter ? 0 : 1)
+            let language: UInt32
+            if let cached = ledger.languageCache[cacheKey] { language = cached } else {
+                // The localized block's key, else the language of the button titles.
+                let name = record(for: campaigns.campaigns[index], event: event, fireDate: event.time).language ?? chooser.locales.servingTag(for: event.locale) ?? "en"
+                language = ledger.languageSlot(name)
+                ledger.languageCache[cacheKey] = language
+            }
+            var h = FNV1a(value: ledger.ruleHashes[index])
+            h.add(byte: 0x3A)
+            h.add(event.device)
+            h.add(byte: 0x3A)
+            h.add(event.id)
+            ledger.deliver(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: beacon, trigger: event.kind)
+        }
+    }
+}

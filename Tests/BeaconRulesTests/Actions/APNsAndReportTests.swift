@@ -1,0 +1,70 @@
+@testable import BeaconRules
+import Foundation
+import Testing
+
+/// APNs payloads, and `replay` + `report` through the real binary.
+struct APNsAndReportTests {
+    @Test func apnsPayloadCarriesTheMCEFields() throws {
+        var engine = try Harness.engine(ResponseTests.campaign)
+        let record = engine.process(Harness.event(beacon: ResponseTests.beacon, at: "2026-05-10T16:00:00Z", device: "d1", id: "e1", locale: "en"))[0]
+        let payload = try JSONParser.parse(record.apnsLine)
+        #expect(payload["aps"]?["alert"]?["subtitle"]?.stringValue == "Today")
+        #expect(payload["aps"]?["mutable-content"]?.integerValue == 1)
+        #expect(payload["aps"]?["sound"]?.stringValue == "default")
+        #expect(payload["category-actions"]?.arrayElements?.count == 3)
+        #expect(payload["media-attachment"]?.stringValue == "https://cdn.example.com/a.jpg")
+        #expect(payload["id"]?.stringValue == "offer:d1:e1")
+    }
+
+    @Test func plainCampaignsGetNoMutableContent() throws {
+        var engine = try Harness.engine(#"{"eid": "plain", "trigger": 1, "type": 1, "beacons": ["\#(ResponseTests.beacon)"], "content": {"subject": "Hi", "body": "there"}}"#)
+        let record = engine.process(Harness.event(beacon: ResponseTests.beacon, at: "2026-05-10T16:00:00Z"))[0]
+        let payload = try JSONParser.parse(record.apnsLine)
+        #expect(payload["aps"]?["mutable-content"] == nil)
+        #expect(payload["notification-action"]?["type"]?.stringValue == "openApp")
+        #expect(!record.jsonLine.contains("subtitle"))
+    }
+
+    @Test func replayWithResponsesThenReportCountsEachStateOnce() throws {
+        let dir = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try ResponseTests.campaign.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+        let b = ResponseTests.beacon
+        let trace = """
+            {"id":"e1","device":"d1","type":"enter","beacon":"\(b)","time":"2026-05-10T16:00:00Z","locale":"en"}
+            {"type":"response","device":"d1","notification":"offer:d1:e1","action":"click","actionId":"tell","time":"2026-05-10T16:02:00Z"}
+            {"type":"response","device":"d1","notification":"offer:d1:e1","action":"present","time":"2026-05-10T16:01:00Z"}
+            {"type":"response","device":"d1","notification":"offer:d1:e1","action":"click","actionId":"tell","time":"2026-05-10T16:02:00Z"}
+            {"type":"response","device":"d1","notification":"offer:d1:e1","action":"click","actionId":"coupon","time":"2026-05-10T16:03:00Z"}
+            {"type":"response","device":"d1","notification":"offer:d1:unknown","action":"click","time":"2026-05-10T16:03:00Z"}
+
+            """
+        try trace.write(toFile: dir + "/t.jsonl", atomically: true, encoding: .utf8)
+        let replay = try CommandRunner.run(["replay", dir + "/t.jsonl", "--campaigns", dir + "/c.json", "--state", dir + "/s.db"])
+        #expect(replay.status == 1)
+        #expect(replay.stdout.contains(#""kind":"followUp""#))
+        #expect(replay.stderr.contains(#""line":6"#) && replay.stderr.contains("offer:d1:unknown"))
+        #expect(replay.stderr.contains("no handler"))
+
+        let table = try CommandRunner.run(["report", "--state", dir + "/s.db"])
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("campaign"))
+        #expect(table.stdout.contains("coupon=1 tell=1"))
+
+        let json = try CommandRunner.run(["report", "--state", dir + "/s.db", "--json"])
+        let funnel = try JSONParser.parse(json.stdout)["funnels"]?.arrayElements?.first?.value
+        #expect(funnel?["delivered"]?.integerValue == 1)
+        #expect(funnel?["presented"]?.integerValue == 1)
+        #expect(funnel?["opened"]?.integerValue == 1)
+        #expect(funnel?["clicked"]?.integerValue == 1)
+        #expect(funnel?["unhandled"]?["coupon"]?.integerValue == 1)
+
+        let apns = try CommandRunner.run(["replay", dir + "/t.jsonl", "--campaigns", dir + "/c.json", "--format", "apns"])
+        #expect(apns.stdout.hasPrefix(#"{"aps":{"alert":{"title":"Offer","subtitle":"Today","body":"10% off"}"#))
+    }
+
+    @Test func reportRefusesAMissingStateFile() throws {
+        let result = try CommandRunner.run(["report", "--state", "/nonexistent/s.db"])
+        #expect(result.status == 2)
+    }
+}
