@@ -160,6 +160,13 @@ public struct CampaignDecoder {
 
         let deliverAt = bound(field("deliverAt"), path: "\(prefix())deliverAt")
 
+        var dwell: Int64 = 0
+        if let m = field("dwell") {
+            if let seconds = m.value.doubleValue, seconds >= 0, seconds < 1e9 { dwell = Int64((seconds * 1000).rounded()) }
+            else { fail(m, "expected a number of seconds >= 0 (how long the device must stay), found \(m.value.compactText)") }
+            if dwell > 0 && trigger == .exit { fail(m, "dwell applies to entering; this action's trigger is exit only: use trigger 1 or 3, or remove dwell") }
+        }
+
         var content = CampaignContent()
         if let m = field("content") {
             if m.value.objectMembers != nil {
@@ -188,11 +195,13 @@ public struct CampaignDecoder {
 
         let errorsAfter = diagnostics.filter { $0.severity == .error }.count
         guard errorsAfter == errorsBefore else { return nil }
-        return Campaign(
+        var campaign = Campaign(
             eid: eid, trigger: trigger, actionType: actionType, beacons: beacons, timeframes: timeframes,
             suppression: suppression, sendOnlyOnce: sendOnlyOnce, delayMilliseconds: delay, deliverAt: deliverAt,
             content: content, isInstant: instant, name: value["name"]?.stringValue, onEnter: onEnter, onExit: onExit,
             origin: SourceLocation(file: file, line: line), source: value)
+        campaign.dwellMilliseconds = dwell
+        return campaign
     }
 
     /// A timeframe bound or `deliverAt`: RFC 3339 (no zone = UTC), epoch ms, or null.
