@@ -33,6 +33,10 @@ let package = Package(
         .target(name: "BeaconRulesXML", dependencies: ["BeaconRules", "CLibXML2"], swiftSettings: strict),
         // Checks on campaigns and locales beyond what loading needs (`beaconrules lint`). No I/O.
         .target(name: "CampaignLint", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // zlib, as the system has it: reads gzip-compressed recorded scans. Only `beaconrules` imports it.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The `timeline` picture (SVG) of presence and notifications. No I/O.
+        .target(name: "BeaconRulesTimeline", dependencies: ["BeaconRules"], swiftSettings: strict),
         // Durable suppression state.
         .target(name: "BeaconRulesStore", dependencies: ["BeaconRules"], swiftSettings: strict),
         // The command line: a thin shell around the library.
@@ -40,6 +44,7 @@ let package = Package(
             name: "beaconrules",
             dependencies: [
                 "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint",
+                "BeaconRulesTimeline", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -57,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconRulesTests",
-            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "beaconrules", "beaconrules-bench"],
+            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline", "beaconrules", "beaconrules-bench"],
             swiftSettings: strict
         ),
     ]

@@ -21,6 +21,8 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
+    @OptionGroup var presenceOptions: PresenceOptions
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state in this file across runs (default: in memory).", valueName: "file"))
     var stateFile: String?
 
@@ -36,22 +38,23 @@ struct Replay: ParsableCommand {
         let (campaigns, locales) = try catalog.load { warning in
             StandardError.write(ErrorLine.json(kind: "warning", source: warning.location.file, line: warning.location.line, message: warning.message))
         }
+        let settings = try presenceOptions.settings(campaigns: campaigns)
         if let stateFile {
             let store: FileSuppressionStore
             do { store = try FileSuppressionStore(path: stateFile) } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
-            var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+            var engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings)
             let outcome = replay(sources, engine: &engine)
             keepUntilExit(engine)
-            do { try engine.store.save() } catch {
+            do { try engine.engine.store.save() } catch {
                 StandardError.write("beaconrules: cannot save the state: \(error)\n")
                 throw ExitCode(1)
             }
             try finish(outcome)
         } else {
-            var engine = RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore())
+            var engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings)
             let outcome = replay(sources, engine: &engine)
             keepUntilExit(engine)
             try finish(outcome)
@@ -72,12 +75,23 @@ struct Replay: ParsableCommand {
     }
 
     /// The main loop: every line of every source, in order; records buffered and written in large blocks.
-    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout RulesEngine<Store>) -> Outcome {
+    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout PresenceEngine<Store>) -> Outcome {
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)
         var writer = JSONWriter(capacity: 1 << 17)
+        defer {
+            // Pending exits and dwells resolve as of the last event time plus exitTimeout.
+            if outcome.failure == nil {
+                engine.finish(into: &writer)
+                if !writer.bytes.isEmpty, !stdout.write(writer.bytes) { outcome.failure = "stdout was closed" }
+            }
+        }
         for source in sources {
             let name = source == "-" ? "stdin" : source
+            if presenceOptions.inputFormat == .starksm64 {
+                if !replayRecordedScans(source, name: name, engine: &engine, writer: &writer, outcome: &outcome, stdout: stdout) { return outcome }
+                continue
+            }
             let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
                 outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
@@ -115,7 +129,42 @@ struct Replay: ParsableCommand {
             if outcome.failure != nil { break }
         }
         if !writer.bytes.isEmpty, !stdout.write(writer.bytes) { outcome.failure = "stdout was closed" }
+        writer.bytes.removeAll(keepingCapacity: true)
         return outcome
+    }
+
+    /// A recorded scan file (`--input-format starksm64`): every object a sighting, the scanner the
+    /// device. Errors name the line the object starts on. False when stdout was closed.
+    func replayRecordedScans<Store: SuppressionStore>(
+        _ source: String, name: String, engine: inout PresenceEngine<Store>, writer: inout JSONWriter,
+        outcome: inout Outcome, stdout: OutputSink
+    ) -> Bool {
+        let bytes: [UInt8]
+        do { bytes = try CompressedFile.read(source) } catch {
+            outcome.failure = error.description
+            return false
+        }
+        var closed = false
+        bytes.withUnsafeBufferPointer { buffer in
+            RecordedScans.forEachObject(in: buffer) { object, line in
+                if closed { return }
+                do {
+                    switch RecordedScans.item(object, fallbackID: "\(name):\(line)") {
+                    case .heartbeat: return
+                    case .rejected(let error): throw error
+                    case .sighting(let sighting): try engine.add(.sighting(sighting, typeColumn: 0), into: &writer)
+                    }
+                } catch {
+                    outcome.rejected += 1
+                    StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: "\(error)"))
+                }
+                if writer.bytes.count >= 1 << 16 {
+                    if !stdout.write(writer.bytes) { closed = true; outcome.failure = "stdout was closed; stopped" }
+                    writer.bytes.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        return !closed
     }
 
     struct OutputClosed: Error {}
