@@ -7,19 +7,24 @@ public enum EventParser {
     /// Parses `line` (no trailing newline needed; a trailing `\r` is tolerated).
     /// `fallbackID` is used when the line has no `id` (SPEC: `SOURCE:LINE`).
     public static func parse(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> BeaconEvent {
-        switch try parseInput(line: line, fallbackID: fallbackID()) {
+        switch try parseLine(line, fallbackID: fallbackID, acceptsSightings: false) {
         case .beacon(let event): return event
-        case .sighting(_, let typeColumn):
-            throw EventError("field `type`: \"sighting\" events are not accepted by this engine; expected \"enter\" or \"exit\"", column: typeColumn)
+        case .sighting: throw EventError("invalid line: a sighting where none is accepted")
         }
     }
 
     /// Parses `line` into an enter/exit event or a raw sighting (SPEC section 7). Enter and exit
     /// lines take the same byte-level path as `parse(line:fallbackID:)`.
     public static func parseInput(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputEvent {
+        try parseLine(line, fallbackID: fallbackID, acceptsSightings: true)
+    }
+
+    /// Without `acceptsSightings` a sighting is refused as soon as its `type` is read, with the
+    /// message the bare rules engine has always given.
+    static func parseLine(_ line: UnsafeBufferPointer<UInt8>, fallbackID: () -> String, acceptsSightings: Bool) throws(EventError) -> InputEvent {
         var s = JSONScanner(line)
         do {
-            return try parseObject(&s, fallbackID: fallbackID)
+            return try parseObject(&s, fallbackID: fallbackID, acceptsSightings: acceptsSightings)
         } catch let error as EventError {
             throw error
         } catch let error as JSONSyntaxError {
@@ -44,7 +49,7 @@ public enum EventParser {
         return true
     }
 
-    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String) throws -> InputEvent {
+    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String, acceptsSightings: Bool) throws -> InputEvent {
         s.skipWhitespace()
         guard s.current == 0x7B else {
             if s.current == 0x5B { throw EventError("expected one JSON object per line, found an array", column: s.column) }
@@ -100,8 +105,8 @@ public enum EventParser {
                     switch text {
                     case "enter": kind = .enter; isSighting = false
                     case "exit": kind = .exit; isSighting = false
-                    case "sighting": kind = nil; isSighting = true
-                    case "response":
+                    case "sighting" where acceptsSightings: kind = nil; isSighting = true
+                    case "sighting", "response":
                         throw EventError("field `type`: \"\(text)\" events are not accepted by this engine; expected \"enter\" or \"exit\"", column: valueColumn)
                     default:
                         throw EventError("field `type`: expected \"enter\" or \"exit\", found \"\(text)\"", column: valueColumn)
