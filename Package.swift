@@ -13,9 +13,13 @@ let package = Package(
         .library(name: "BeaconRules", targets: ["BeaconRules"]),
         .executable(name: "beaconrules", targets: ["beaconrules"]),
         .executable(name: "beaconrules-bench", targets: ["beaconrules-bench"]),
+        .executable(name: "beaconrules-load", targets: ["beaconrules-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
@@ -37,15 +41,33 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The `timeline` picture (SVG) of presence and notifications. No I/O.
         .target(name: "BeaconRulesTimeline", dependencies: ["BeaconRules"], swiftSettings: strict),
-        // Durable suppression state.
-        .target(name: "BeaconRulesStore", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // The system SQLite (libsqlite3-dev): a module map and a shim, imported by BeaconRulesStore only.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Durable state in SQLite: suppression, once-only, and the log of answered events.
+        .target(name: "BeaconRulesStore", dependencies: ["BeaconRules", "CSQLite"], swiftSettings: strict),
+        // `beaconrules serve`: the SwiftNIO line service around the engine and the store.
+        .target(
+            name: "BeaconRulesServer",
+            dependencies: [
+                "BeaconRules", "BeaconRulesStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // The command line: a thin shell around the library.
         .executableTarget(
             name: "beaconrules",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint",
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BeaconRulesServer",
                 "BeaconRulesTimeline", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -60,9 +82,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A load client for `serve`: throughput with pipelining, latency at a fixed rate.
+        .executableTarget(
+            name: "beaconrules-load",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/BeaconRulesLoad",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "BeaconRulesTests",
-            dependencies: ["BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline", "beaconrules", "beaconrules-bench"],
+            dependencies: [
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline",
+                "BeaconRulesServer", "beaconrules", "beaconrules-bench", "beaconrules-load",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
     ]

@@ -28,32 +28,66 @@ public struct CampaignFileReader: Sendable {
     }
 
     /// Loads every path in order. Never throws: problems are diagnostics.
+    ///
+    /// JSON files are independent, so they are read, parsed and decoded on all cores; the result is in
+    /// load order all the same. Other formats are read one at a time (libxml2 keeps global state).
     public func load(paths: [String]) -> CampaignCatalog {
-        var catalog = CampaignCatalog()
+        var plan: [Planned] = []
         for path in paths {
             switch FileTree.kind(of: path) {
             case .missing:
-                catalog.diagnostics.append(Diagnostic(.error, SourceLocation(file: path, line: 0), "no such file or folder"))
+                plan.append(.missing(path))
             case .file:
                 // A file named explicitly is read even with an unknown extension, as JSON.
-                read(path, format: formats[FileTree.fileExtension(path)] ?? CampaignFileReader.readJSON, into: &catalog)
+                let ext = FileTree.fileExtension(path)
+                plan.append(.file(path, formats[ext] == nil ? "json" : ext))
             case .directory:
-                let files = FileTree.files(under: path).filter { formats[FileTree.fileExtension($0)] != nil }
-                for file in files { read(file, format: formats[FileTree.fileExtension(file)]!, into: &catalog) }
+                for file in FileTree.files(under: path) {
+                    let ext = FileTree.fileExtension(file)
+                    if formats[ext] != nil { plan.append(.file(file, ext)) }
+                }
+            }
+        }
+        let results = ResultSlots(count: plan.count)
+        let jsonFiles: [(index: Int, path: String)] = plan.enumerated().compactMap { i, item in
+            if case .file(let path, "json") = item { (i, path) } else { nil }
+        }
+        let jsonReader = formats["json"]!
+        DispatchQueue.concurrentPerform(iterations: jsonFiles.count) { k in
+            results.set(jsonFiles[k].index, Self.read(jsonFiles[k].path, format: jsonReader))
+        }
+        var catalog = CampaignCatalog()
+        for (i, item) in plan.enumerated() {
+            switch item {
+            case .missing(let path):
+                catalog.diagnostics.append(Diagnostic(.error, SourceLocation(file: path, line: 0), "no such file or folder"))
+            case .file(let path, let ext):
+                let result = results.get(i) ?? Self.read(path, format: formats[ext]!)
+                if result.read { catalog.files.append(path) }
+                catalog.campaigns += result.campaigns
+                catalog.diagnostics += result.diagnostics
             }
         }
         return catalog
     }
 
-    func read(_ path: String, format: CampaignFormatReader, into catalog: inout CampaignCatalog) {
+    enum Planned: Sendable {
+        case missing(String)
+        case file(String, String)
+    }
+
+    struct FileResult: Sendable {
+        var read: Bool
+        var campaigns: [Campaign]
+        var diagnostics: [Diagnostic]
+    }
+
+    static func read(_ path: String, format: CampaignFormatReader) -> FileResult {
         guard let data = FileManager.default.contents(atPath: path) else {
-            catalog.diagnostics.append(Diagnostic(.error, SourceLocation(file: path, line: 0), "cannot read the file"))
-            return
+            return FileResult(read: false, campaigns: [], diagnostics: [Diagnostic(.error, SourceLocation(file: path, line: 0), "cannot read the file")])
         }
         let (campaigns, diagnostics) = format(path, [UInt8](data))
-        catalog.files.append(path)
-        catalog.campaigns += campaigns
-        catalog.diagnostics += diagnostics
+        return FileResult(read: true, campaigns: campaigns, diagnostics: diagnostics)
     }
 
     /// The Sensorberg JSON format in any of its three shapes.
@@ -67,5 +101,27 @@ public struct CampaignFileReader: Sendable {
         var decoder = CampaignDecoder(file: path)
         let campaigns = decoder.decode(document: document)
         return (campaigns, decoder.diagnostics)
+    }
+}
+
+/// One slot per planned file, filled by the concurrent readers.
+/// `@unchecked Sendable`: every slot is written by exactly one iteration of `concurrentPerform`
+/// and read only after it returns; the lock makes those accesses well-ordered.
+final class ResultSlots: @unchecked Sendable {
+    private var slots: [CampaignFileReader.FileResult?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ result: CampaignFileReader.FileResult) {
+        lock.lock()
+        slots[i] = result
+        lock.unlock()
+    }
+
+    func get(_ i: Int) -> CampaignFileReader.FileResult? {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots[i]
     }
 }

@@ -30,12 +30,14 @@ struct Explain: ParsableCommand {
     func run() throws {
         let beaconEvent = try parseEvent()
         let (campaigns, locales) = try catalog.load { warning in StandardError.write("beaconrules: \(warning)\n") }
-        if let stateFile {
-            let store: FileSuppressionStore
-            do { store = try FileSuppressionStore(path: stateFile) } catch {
+        // A missing state file is an empty state (and is not created); an existing one is only read.
+        if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
+            let store: SQLiteStateStore
+            do { store = try SQLiteStateStore(path: stateFile) } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
+            defer { store.close() }
             report(RulesEngine(campaigns: campaigns, locales: locales, store: store), beaconEvent)
         } else {
             report(RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), beaconEvent)

@@ -23,7 +23,7 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var presenceOptions: PresenceOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state in this file across runs (default: in memory).", valueName: "file"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve` (default: in memory).", valueName: "file"))
     var stateFile: String?
 
     func run() throws {
@@ -40,22 +40,19 @@ struct Replay: ParsableCommand {
         }
         let settings = try presenceOptions.settings(campaigns: campaigns)
         if let stateFile {
-            let store: FileSuppressionStore
-            do { store = try FileSuppressionStore(path: stateFile) } catch {
+            let store: SQLiteStateStore
+            do { store = try SQLiteStateStore(path: stateFile) } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
+            defer { store.close() }
             var engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings)
-            let outcome = replay(sources, engine: &engine)
+            let outcome = replay(sources, engine: &engine, state: store)
             keepUntilExit(engine)
-            do { try engine.engine.store.save() } catch {
-                StandardError.write("beaconrules: cannot save the state: \(error)\n")
-                throw ExitCode(1)
-            }
             try finish(outcome)
         } else {
             var engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings)
-            let outcome = replay(sources, engine: &engine)
+            let outcome = replay(sources, engine: &engine, state: nil)
             keepUntilExit(engine)
             try finish(outcome)
         }
@@ -75,21 +72,46 @@ struct Replay: ParsableCommand {
     }
 
     /// The main loop: every line of every source, in order; records buffered and written in large blocks.
-    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout PresenceEngine<Store>) -> Outcome {
+    ///
+    /// With `state` (the engine's own store), changes are committed in batches and each batch's
+    /// records are written only after its commit, as `serve` answers only what is durable. An event
+    /// with its own `id` is logged with its records: seen again (in this run or a later one), it is
+    /// answered from the log and changes nothing. `SOURCE:LINE` ids name a position, not an event,
+    /// so events without an `id` are not logged. Input that goes through the presence layer
+    /// (sightings; given events under flicker control) yields records later, at event time, and
+    /// is not logged per event.
+    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout PresenceEngine<Store>, state: SQLiteStateStore?) -> Outcome {
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)
-        var writer = JSONWriter(capacity: 1 << 17)
-        defer {
-            // Pending exits and dwells resolve as of the last event time plus exitTimeout.
-            if outcome.failure == nil {
-                engine.finish(into: &writer)
-                if !writer.bytes.isEmpty, !stdout.write(writer.bytes) { outcome.failure = "stdout was closed" }
+        var writer = JSONWriter(capacity: Self.batchBytes + (1 << 16))
+        var eventsInBatch = 0
+        /// Commits the batch (with state), then writes its records.
+        func flush() throws {
+            if let state {
+                try state.commit()
+                try state.begin()
             }
+            eventsInBatch = 0
+            guard stdout.write(writer.bytes) else { throw OutputClosed() }
+            writer.bytes.removeAll(keepingCapacity: true)
         }
+        do { try state?.begin() } catch {
+            outcome.failure = "cannot save the state: \(error)"
+            return outcome
+        }
+        defer { state?.rollback() }
+        let direct = !engine.settings.flickerControl
         for source in sources {
             let name = source == "-" ? "stdin" : source
             if presenceOptions.inputFormat == .starksm64 {
-                if !replayRecordedScans(source, name: name, engine: &engine, writer: &writer, outcome: &outcome, stdout: stdout) { return outcome }
+                do { try replayRecordedScans(source, name: name, engine: &engine, writer: &writer, outcome: &outcome, flush: flush) } catch is OutputClosed {
+                    outcome.failure = "stdout was closed; stopped"
+                    return outcome
+                } catch {
+                    outcome.failure = "cannot save the state: \(error)"
+                    return outcome
+                }
+                if outcome.failure != nil { break }
                 continue
             }
             let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
@@ -107,12 +129,27 @@ struct Replay: ParsableCommand {
             do {
                 try reader.forEachLine({ line, number in
                     lines = number
+                    if EventParser.isBlank(line) { return }
                     do {
-                        try engine.replay(line: line, fallbackID: "\(name):\(number)", into: &writer)
-                        if writer.bytes.count >= 1 << 16 {
-                            guard stdout.write(writer.bytes) else { throw OutputClosed() }
-                            writer.bytes.removeAll(keepingCapacity: true)
+                        var positionalID = false
+                        func fallbackID() -> String {
+                            positionalID = true
+                            return "\(name):\(number)"
                         }
+                        let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
+                        if direct, case .beacon(let event) = input {
+                            let start = writer.bytes.count
+                            if let state, !positionalID, let answered = state.answer(event: event.id) {
+                                writer.bytes.append(contentsOf: answered)
+                            } else {
+                                engine.engine.write(event, into: &writer)
+                                if let state, !positionalID { state.remember(event: event.id, records: Array(writer.bytes[start...])) }
+                            }
+                        } else {
+                            try engine.add(input, into: &writer)
+                        }
+                        eventsInBatch += 1
+                        if writer.bytes.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
                     } catch let error as EventError {
                         outcome.rejected += 1
                         progress.clear()
@@ -122,32 +159,49 @@ struct Replay: ParsableCommand {
             } catch is OutputClosed {
                 outcome.failure = "stdout was closed; stopped"
                 return outcome
+            } catch let error as StoreError {
+                outcome.failure = "cannot save the state: \(error)"
+                return outcome
             } catch {
                 outcome.failure = "\(name): read failed: \(error)"
             }
             progress.clear()
             if outcome.failure != nil { break }
         }
-        if !writer.bytes.isEmpty, !stdout.write(writer.bytes) { outcome.failure = "stdout was closed" }
-        writer.bytes.removeAll(keepingCapacity: true)
+        if outcome.failure == nil {
+            // Pending exits and dwells resolve as of the last event time plus exitTimeout.
+            engine.finish(into: &writer)
+            do { try flush() } catch is OutputClosed {
+                outcome.failure = "stdout was closed"
+            } catch {
+                outcome.failure = "cannot save the state: \(error)"
+            }
+        }
         return outcome
     }
 
-    /// A recorded scan file (`--input-format starksm64`): every object a sighting, the scanner the
-    /// device. Errors name the line the object starts on. False when stdout was closed.
+    /// A batch ends at this many bytes of records or this many events: large enough that the
+    /// commit's fsync costs little per event, small enough to keep memory flat.
+    static let batchBytes = 1 << 20
+    static let batchEvents = 16384
+
+    struct OutputClosed: Error {}
+
+    /// A recorded scan file (`--input-format starksm64`, gzip or plain): every object a sighting,
+    /// the scanner the device. Errors name the line the object starts on.
     func replayRecordedScans<Store: SuppressionStore>(
         _ source: String, name: String, engine: inout PresenceEngine<Store>, writer: inout JSONWriter,
-        outcome: inout Outcome, stdout: OutputSink
-    ) -> Bool {
+        outcome: inout Outcome, flush: () throws -> Void
+    ) throws {
         let bytes: [UInt8]
         do { bytes = try CompressedFile.read(source) } catch {
             outcome.failure = error.description
-            return false
+            return
         }
-        var closed = false
+        var failure: (any Error)?
         bytes.withUnsafeBufferPointer { buffer in
             RecordedScans.forEachObject(in: buffer) { object, line in
-                if closed { return }
+                if failure != nil { return }
                 do {
                     switch RecordedScans.item(object, fallbackID: "\(name):\(line)") {
                     case .heartbeat: return
@@ -158,16 +212,13 @@ struct Replay: ParsableCommand {
                     outcome.rejected += 1
                     StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: "\(error)"))
                 }
-                if writer.bytes.count >= 1 << 16 {
-                    if !stdout.write(writer.bytes) { closed = true; outcome.failure = "stdout was closed; stopped" }
-                    writer.bytes.removeAll(keepingCapacity: true)
+                if writer.bytes.count >= Self.batchBytes {
+                    do { try flush() } catch { failure = error }
                 }
             }
         }
-        return !closed
+        if let failure { throw failure }
     }
-
-    struct OutputClosed: Error {}
 }
 
 /// Freeing a large campaign set and its state object by object costs a fifth of a short run, and

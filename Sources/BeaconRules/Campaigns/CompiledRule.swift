@@ -3,7 +3,7 @@
 public struct CompiledRule: Sendable {
     /// Dense index of the campaign's `CampaignID` (actions sharing an eid share it).
     public var idSlot: Int32
-    /// Position of the eid as written among all eids in `String` order: records of one event sort by it.
+    /// Position of the eid as written among all eids, compared byte by byte: records of one event sort by it.
     public var rank: Int32
     /// Bit 0: enter, bit 1: exit.
     public var triggerMask: UInt8
@@ -57,7 +57,7 @@ extension CampaignSet {
         var slots: [CampaignID: Int32] = [:]
         var ids: [CampaignID] = []
         var bounds: [Int64] = []
-        let order = campaigns.indices.sorted { campaigns[$0].eid < campaigns[$1].eid }
+        let order = campaigns.indices.sorted { campaigns[$0].eid.utf8.lexicographicallyPrecedes(campaigns[$1].eid.utf8) }
         var rank = [Int32](repeating: 0, count: campaigns.count)
         for (position, index) in order.enumerated() {
             // Equal eids get equal ranks so that ordering ties fall back to load order.

@@ -9,9 +9,18 @@ extension NotificationRecord {
         beacon.appendPid(to: &pid)
         var date: [UInt8] = []
         fireDate.appendRFC3339(to: &date)
-        Self.appendHead(
-            to: &w, kind: kind, eid: JSONWriter.escaped(campaign), device: JSONWriter.escaped(device),
-            event: JSONWriter.escaped(event), trigger: trigger, pid: pid, fireDate: date)
+        let eid = JSONWriter.escaped(campaign), device = JSONWriter.escaped(self.device), event = JSONWriter.escaped(self.event)
+        eid.withUnsafeBufferPointer { eid in
+            device.withUnsafeBufferPointer { device in
+                event.withUnsafeBufferPointer { event in
+                    pid.withUnsafeBufferPointer { pid in
+                        date.withUnsafeBufferPointer { date in
+                            Self.appendHead(to: &w, kind: kind, eid: eid, device: device, event: event, trigger: trigger, pid: pid, fireDate: date)
+                        }
+                    }
+                }
+            }
+        }
         appendTail(to: &w)
     }
 
@@ -19,8 +28,8 @@ extension NotificationRecord {
     /// from escaped string contents.
     @inline(__always)
     static func appendHead(
-        to w: inout JSONWriter, kind: Kind, eid: [UInt8], device: [UInt8], event: [UInt8],
-        trigger: EventKind, pid: [UInt8], fireDate: [UInt8]
+        to w: inout JSONWriter, kind: Kind, eid: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>,
+        event: UnsafeBufferPointer<UInt8>, trigger: EventKind, pid: UnsafeBufferPointer<UInt8>, fireDate: UnsafeBufferPointer<UInt8>
     ) {
         w.raw(kind == .notification ? "{\"kind\":\"notification\",\"id\":\"" : "{\"kind\":\"silent\",\"id\":\"")
         w.bytes.append(contentsOf: eid)

@@ -133,7 +133,6 @@ public struct RulesEngine<Store: SuppressionStore> {
             }
         }
         let eventTime = event.time.milliseconds
-        let enter = event.kind == .enter
         campaigns.eidBytes.withUnsafeBufferPointer { eids in
             tailArena.withUnsafeBufferPointer { tails in
                 eventScratch.bytes.withUnsafeBufferPointer { scratch in
@@ -144,27 +143,14 @@ public struct RulesEngine<Store: SuppressionStore> {
                     for (i, firing) in pending.enumerated() {
                         let index = Int(firing.index)
                         let eid = UnsafeBufferPointer(rebasing: eids[campaigns.eidOffsets[index]..<campaigns.eidOffsets[index + 1]])
-                        writer.raw(campaigns.rules[index].isSilent ? "{\"kind\":\"silent\",\"id\":\"" : "{\"kind\":\"notification\",\"id\":\"")
-                        writer.bytes.append(contentsOf: eid)
-                        writer.bytes.append(0x3A)
-                        writer.bytes.append(contentsOf: device)
-                        writer.bytes.append(0x3A)
-                        writer.bytes.append(contentsOf: id)
-                        writer.raw("\",\"campaign\":\"")
-                        writer.bytes.append(contentsOf: eid)
-                        writer.raw("\",\"device\":\"")
-                        writer.bytes.append(contentsOf: device)
-                        writer.raw("\",\"event\":\"")
-                        writer.bytes.append(contentsOf: id)
-                        writer.raw(enter ? "\",\"trigger\":\"enter\",\"beacon\":\"" : "\",\"trigger\":\"exit\",\"beacon\":\"")
-                        writer.bytes.append(contentsOf: pid)
-                        writer.raw("\",\"fireDate\":\"")
-                        if firing.fireDate == eventTime {
-                            writer.bytes.append(contentsOf: time)
-                        } else {
-                            Timestamp(milliseconds: firing.fireDate).appendRFC3339(to: &writer.bytes)
+                        var formatted: [UInt8] = []
+                        if firing.fireDate != eventTime { Timestamp(milliseconds: firing.fireDate).appendRFC3339(to: &formatted) }
+                        formatted.withUnsafeBufferPointer { other in
+                            NotificationRecord.appendHead(
+                                to: &writer, kind: campaigns.rules[index].isSilent ? .silent : .notification, eid: eid,
+                                device: device, event: id, trigger: event.kind, pid: pid,
+                                fireDate: firing.fireDate == eventTime ? time : other)
                         }
-                        writer.bytes.append(0x22)
                         if firing.tail >= 0 {
                             let start = Int(firing.tail >> 24), count = Int(firing.tail & 0xFF_FFFF)
                             writer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: tails[start..<start + count]))

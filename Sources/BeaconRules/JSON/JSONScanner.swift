@@ -69,6 +69,19 @@ struct JSONScanner {
         position += 1
         let start = position
         var escaped = false
+        // Eight bytes at a time while none of them is a quote, a backslash or a control character.
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while position + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                let quote = word ^ 0x2222_2222_2222_2222
+                let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word)
+                if special & highs != 0 { break }
+                position += 8
+            }
+        }
         while position < bytes.count {
             let byte = bytes[position]
             if byte == 0x22 {

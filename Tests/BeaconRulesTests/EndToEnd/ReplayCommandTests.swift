@@ -69,7 +69,7 @@ struct ReplayCommandTests {
         let result = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl", "--state", dir + "/state"])
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains(dir + "/state:1"))
+        #expect(result.stderr.contains(dir + "/state: not a beaconrules state file"))
     }
 
     @Test func campaignThatDoesNotLoadStopsWithExitTwoNamingFileAndLine() throws {

@@ -1,0 +1,203 @@
+import BeaconRules
+import BeaconRulesStore
+import Foundation
+import Logging
+import NIOCore
+
+/// The one owner of the rules engine and the SQLite store: it applies every connection's events in
+/// arrival order on its own thread, and makes them durable with group commit.
+///
+/// The engine is not thread-safe and the connection is opened without SQLite's mutex, so all of
+/// their use happens on this thread. It sleeps until work arrives, then takes everything queued,
+/// applies it in one transaction, commits (one fsync), and only then fulfils the replies. While it
+/// waits for the disk, new work queues up and goes into the next transaction: the busier the
+/// server, the more events share a commit. A dedicated thread, not an actor on the cooperative
+/// pool, because a commit blocks in fsync and the pool has only as many threads as cores.
+final class EngineOwner: Sendable {
+    /// Work for the owner thread, in arrival order.
+    enum Job: Sendable {
+        /// One connection's lines; the promise gets their replies, after the commit.
+        case lines([RequestLine], EventLoopPromise<ByteBuffer>)
+        /// A new campaign set; events queued after it see it, events before it do not.
+        case reload(CampaignSet, LocaleTable, CheckedContinuation<Void, Never>)
+    }
+
+    private let mailbox = Mailbox()
+    private let state: OwnedState
+    private let logger: Logger
+
+    init(campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, logger: Logger) {
+        state = OwnedState(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store))
+        self.logger = logger
+    }
+
+    /// Starts the owner thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "beaconrules-state"
+        thread.start()
+    }
+
+    /// Queues one connection's lines; their replies arrive on `promise` once they are durable.
+    func submit(_ lines: [RequestLine], promise: EventLoopPromise<ByteBuffer>) {
+        guard mailbox.post(.lines(lines, promise)) else {
+            promise.fail(ServerError.stopped)
+            return
+        }
+    }
+
+    /// Swaps in a new campaign set, between the events queued before and after this call.
+    func reload(campaigns: CampaignSet, locales: LocaleTable) async {
+        await withCheckedContinuation { continuation in
+            if !mailbox.post(.reload(campaigns, locales, continuation)) { continuation.resume() }
+        }
+    }
+
+    /// Applies and commits what is queued, closes the store, and returns when the file is closed.
+    func stop() async {
+        await withCheckedContinuation { continuation in mailbox.close(then: continuation) }
+    }
+
+    // MARK: - The owner thread
+
+    private func run() {
+        var writer = JSONWriter(capacity: 1 << 16)
+        var records = JSONWriter(capacity: 1 << 12)
+        while let jobs = mailbox.takeAll() {
+            let store = state.engine.store
+            var replies: [(EventLoopPromise<ByteBuffer>, ByteBuffer)] = []
+            var reloaded: [CheckedContinuation<Void, Never>] = []
+            var events = 0
+            do {
+                try store.begin()
+                for job in jobs {
+                    switch job {
+                    case .lines(let lines, let promise):
+                        writer.bytes.removeAll(keepingCapacity: true)
+                        for line in lines {
+                            apply(line, store: store, records: &records, into: &writer)
+                            if case .event = line { events += 1 }
+                        }
+                        replies.append((promise, ByteBuffer(bytes: writer.bytes)))
+                    case .reload(let campaigns, let locales, let continuation):
+                        state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+                        reloaded.append(continuation)
+                    }
+                }
+                try store.commit()
+                logger.trace("committed", metadata: ["events": "\(events)"])
+                for (promise, reply) in replies { promise.succeed(reply) }
+            } catch {
+                // Nothing of this transaction was kept: tell each line so, and the client resends it.
+                // A reload is not part of the transaction: one not reached yet is applied now.
+                var lineCount = 0
+                var reloadsSeen = 0
+                for job in jobs {
+                    switch job {
+                    case .lines(let lines, let promise):
+                        writer.bytes.removeAll(keepingCapacity: true)
+                        for line in lines {
+                            Reply.rejected(line: line.line, message: "state not saved, resend this line: \(error)", into: &writer)
+                        }
+                        lineCount += lines.count
+                        promise.succeed(ByteBuffer(bytes: writer.bytes))
+                    case .reload(let campaigns, let locales, let continuation):
+                        reloadsSeen += 1
+                        if reloadsSeen > reloaded.count {
+                            state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+                            reloaded.append(continuation)
+                        }
+                    }
+                }
+                logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
+            }
+            for continuation in reloaded { continuation.resume() }
+        }
+        state.engine.store.close()
+        mailbox.finished()
+    }
+
+    /// One line's reply: an event id seen before is answered from the log and changes nothing.
+    private func apply(_ line: RequestLine, store: SQLiteStateStore, records: inout JSONWriter, into writer: inout JSONWriter) {
+        switch line {
+        case .rejected(let number, let message):
+            Reply.rejected(line: number, message: message, into: &writer)
+        case .event(let event, _):
+            if let answered = store.answer(event: event.id) {
+                Reply.accepted(event: event.id, records: answered, into: &writer)
+                return
+            }
+            records.bytes.removeAll(keepingCapacity: true)
+            state.engine.write(event, into: &records)
+            store.remember(event: event.id, records: records.bytes)
+            Reply.accepted(event: event.id, records: records.bytes, into: &writer)
+        }
+    }
+}
+
+/// The engine, handed to the owner thread.
+///
+/// `@unchecked Sendable`: guarded by thread confinement. `EngineOwner.init` creates it and never
+/// touches it again; from `start()` on only the owner thread reads or writes `engine`.
+private final class OwnedState: @unchecked Sendable {
+    var engine: RulesEngine<SQLiteStateStore>
+
+    init(engine: RulesEngine<SQLiteStateStore>) {
+        self.engine = engine
+    }
+}
+
+/// The queue between the connections and the owner thread.
+///
+/// `@unchecked Sendable`: every stored property is read and written only while holding `condition`.
+private final class Mailbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [EngineOwner.Job] = []
+    private var closed = false
+    private var done = false
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Queues a job; false once the owner is stopping.
+    func post(_ job: EngineOwner.Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// Everything queued, waiting while nothing is; nil when closed and drained.
+    func takeAll() -> [EngineOwner.Job]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !closed { condition.wait() }
+        if jobs.isEmpty { return nil }
+        let taken = jobs
+        jobs = []
+        return taken
+    }
+
+    func close(then continuation: CheckedContinuation<Void, Never>) {
+        condition.lock()
+        if done {
+            condition.unlock()
+            continuation.resume()
+            return
+        }
+        closed = true
+        closeWaiters.append(continuation)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Called by the owner thread as it exits.
+    func finished() {
+        condition.lock()
+        done = true
+        let waiters = closeWaiters
+        closeWaiters = []
+        condition.unlock()
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -1,0 +1,41 @@
+import NIOCore
+
+/// Where `serve` listens, and the limits it keeps per connection.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    /// 0 picks a free port; the bound one is reported through `onListening`.
+    public var port: Int
+    /// Needed to listen on anything but loopback.
+    public var allowRemote: Bool
+    /// The longest request line, in bytes (SPEC: 64 KiB).
+    public var maximumLineLength: Int
+    /// Lines of one connection read but not yet answered. A client that does not read its replies
+    /// stops being read once this many are waiting, so it costs bounded memory.
+    public var linesInFlight: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 7700, allowRemote: Bool = false,
+                maximumLineLength: Int = 64 * 1024, linesInFlight: Int = 1024) {
+        self.host = host
+        self.port = port
+        self.allowRemote = allowRemote
+        self.maximumLineLength = maximumLineLength
+        self.linesInFlight = linesInFlight
+    }
+
+    /// Refuses a non-loopback host without `allowRemote`, and ports out of range.
+    public func validate() throws(ServerError) {
+        guard (0...65535).contains(port) else { throw .badPort(port) }
+        if !allowRemote && !Self.isLoopback(host) { throw .remoteHostRefused(host) }
+    }
+
+    /// `localhost`, 127.0.0.0/8 and `::1` (also as `::ffff:127.x.x.x`).
+    public static func isLoopback(_ host: String) -> Bool {
+        if host.lowercased() == "localhost" { return true }
+        guard let address = try? SocketAddress(ipAddress: host, port: 0), let text = address.ipAddress else { return false }
+        switch address.protocol {
+        case .inet: return text.hasPrefix("127.")
+        case .inet6: return text == "::1" || text.lowercased().hasPrefix("::ffff:127.")
+        default: return false
+        }
+    }
+}

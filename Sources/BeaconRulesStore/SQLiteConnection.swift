@@ -1,0 +1,145 @@
+import CSQLite
+
+/// `SQLITE_TRANSIENT` is a C macro Swift cannot import: SQLite copies bound bytes when given it.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite connection. Deliberately not `Sendable`: it is opened in no-mutex mode and belongs to
+/// exactly one owner (the replay loop, or the server's state thread), which serializes every call.
+final class SQLiteConnection {
+    let path: String
+    private var handle: OpaquePointer?
+
+    init(path: String) throws(StoreError) {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(db)
+            throw StoreError(path: path, message: "cannot open the state file: \(reason)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; statements must be finalized first (their owner does so).
+    func close() {
+        guard let db = handle else { return }
+        sqlite3_close_v2(db)
+        handle = nil
+    }
+
+    /// Runs SQL that returns no rows (schema, pragmas, transaction control).
+    func execute(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard rc == SQLITE_OK else {
+            let reason = message.map { String(cString: $0) } ?? lastError(rc)
+            sqlite3_free(message)
+            throw error(reason, code: rc)
+        }
+    }
+
+    func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw error(lastError(rc), code: rc) }
+        return SQLiteStatement(statement, connection: self)
+    }
+
+    /// One integer from a single-row query (pragmas, counts).
+    func integer(_ sql: String) throws(StoreError) -> Int64 {
+        let statement = try prepare(sql)
+        defer { statement.finalize() }
+        guard try statement.step() else { return 0 }
+        return statement.int64(0)
+    }
+
+    func lastError(_ rc: Int32) -> String {
+        guard let handle else { return String(cString: sqlite3_errstr(rc)) }
+        return String(cString: sqlite3_errmsg(handle))
+    }
+
+    /// An error that says what a user can do about the common cases.
+    func error(_ reason: String, code: Int32) -> StoreError {
+        switch code & 0xFF {
+        case SQLITE_NOTADB:
+            return StoreError(path: path, message: "not a beaconrules state file (not an SQLite database); give --state a new file name")
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return StoreError(path: path, message: "the state file is in use by another beaconrules process (\(reason)); stop it or use another --state file")
+        case SQLITE_FULL:
+            return StoreError(path: path, message: "the disk is full (\(reason)); free space, then resend what was not answered")
+        case SQLITE_READONLY:
+            return StoreError(path: path, message: "the state file is read-only (\(reason))")
+        default:
+            return StoreError(path: path, message: reason)
+        }
+    }
+}
+
+/// A prepared statement, reused across calls (bind, step, reset).
+final class SQLiteStatement {
+    private var handle: OpaquePointer?
+    private unowned let connection: SQLiteConnection
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { finalize() }
+
+    func finalize() {
+        sqlite3_finalize(handle)
+        handle = nil
+    }
+
+    func bind(_ index: Int32, _ text: String) {
+        sqlite3_bind_text(handle, index, text, -1, transient)
+    }
+
+    func bind(_ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {
+        // A zero-length blob needs a non-nil pointer, or SQLite stores NULL.
+        if blob.isEmpty {
+            sqlite3_bind_zeroblob(handle, index, 0)
+        } else {
+            sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), transient)
+        }
+    }
+
+    /// Advances one row: true when a row is ready, false when done.
+    func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(connection.lastError(rc), code: rc)
+        }
+    }
+
+    /// Ready for the next use: bindings cleared, cursor rewound.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: pointer)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}

@@ -1,0 +1,215 @@
+public import BeaconRules
+
+/// Durable engine state in one SQLite file: the suppression and once-only state per
+/// (device, campaign), and the log of answered events with the records each one produced.
+///
+/// `serve` and `replay --state` share it. Changes are made inside a transaction that the owner
+/// opens with `begin()` and makes durable with `commit()` (WAL, `synchronous=FULL`: a commit has
+/// reached the disk when it returns), so many events can share one fsync (group commit).
+///
+/// Not `Sendable`: one owner makes every call. The file is locked exclusively while it is open, so
+/// a second process cannot interleave its own changes.
+public final class SQLiteStateStore: SuppressionStore {
+    /// The file, or `:memory:`.
+    public let path: String
+    private let db: SQLiteConnection
+    private let selectFiring: SQLiteStatement
+    private let upsertFiring: SQLiteStatement
+    private let selectAnswer: SQLiteStatement
+    private let insertAnswer: SQLiteStatement
+    private var inTransaction = false
+    /// The first failure inside the open transaction. The `SuppressionStore` calls cannot throw,
+    /// so a failure is kept here and `commit()` reports it (after rolling everything back). After
+    /// one, no more SQL runs until then: SQLite may already have rolled the transaction back on its
+    /// own (a full disk does), and later writes would then each commit by themselves.
+    private var failure: StoreError?
+
+    /// 'BRST' in the SQLite header: tells a state file from any other SQLite database.
+    static let applicationID: Int64 = 0x4252_5354
+    static let schemaVersion: Int64 = 1
+
+    /// Opens (or creates) the state file at `path`.
+    public convenience init(path: String) throws(StoreError) {
+        try self.init(connection: SQLiteConnection(path: path))
+    }
+
+    /// A state that lives only as long as this object (the server without `--state`).
+    public static func inMemory() throws(StoreError) -> SQLiteStateStore {
+        try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"))
+    }
+
+    private init(connection: SQLiteConnection) throws(StoreError) {
+        db = connection
+        path = connection.path
+        // Exclusive locking before WAL: no shared-memory index, and no second writer process.
+        try db.execute("PRAGMA locking_mode = EXCLUSIVE")
+        try db.execute("PRAGMA busy_timeout = 2000")
+        try Self.migrate(db)
+        try db.execute("PRAGMA journal_mode = WAL")
+        // FULL: the WAL is synced at every commit, so an answered event survives power loss too.
+        try db.execute("PRAGMA synchronous = FULL")
+        selectFiring = try db.prepare("SELECT time FROM firing WHERE device = ?1 AND campaign = ?2")
+        upsertFiring = try db.prepare(
+            "INSERT INTO firing (device, campaign, time) VALUES (?1, ?2, ?3) ON CONFLICT (device, campaign) DO UPDATE SET time = excluded.time")
+        selectAnswer = try db.prepare("SELECT records FROM answered WHERE event = ?1")
+        insertAnswer = try db.prepare("INSERT INTO answered (event, records) VALUES (?1, ?2)")
+    }
+
+    deinit { close() }
+
+    /// Checks the file is a state file of a version this build reads, creating the schema when new.
+    private static func migrate(_ db: SQLiteConnection) throws(StoreError) {
+        // The first read takes the exclusive lock and tells a non-database file at once.
+        try db.execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            let application = try db.integer("PRAGMA application_id")
+            let version = try db.integer("PRAGMA user_version")
+            let tables = try db.integer("SELECT count(*) FROM sqlite_master")
+            if application == 0 && tables == 0 {
+                try db.execute("""
+                    CREATE TABLE firing (
+                        device TEXT NOT NULL, campaign TEXT NOT NULL, time INTEGER NOT NULL,
+                        PRIMARY KEY (device, campaign)) WITHOUT ROWID;
+                    CREATE TABLE answered (event TEXT PRIMARY KEY NOT NULL, records BLOB NOT NULL);
+                    PRAGMA application_id = \(applicationID);
+                    PRAGMA user_version = \(schemaVersion);
+                    """)
+            } else if application != applicationID {
+                throw StoreError(path: db.path, message: "an SQLite database, but not a beaconrules state file; give --state a new file name")
+            } else if version != schemaVersion {
+                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads version \(schemaVersion)")
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Finalizes the statements and closes the file (also done on deinit).
+    public func close() {
+        if inTransaction { rollback() }
+        for statement in [selectFiring, upsertFiring, selectAnswer, insertAnswer] { statement.finalize() }
+        db.close()
+    }
+
+    // MARK: - Transactions
+
+    /// Starts a transaction; every change until `commit()` becomes durable together, or not at all.
+    public func begin() throws(StoreError) {
+        precondition(!inTransaction, "begin() inside an open transaction")
+        try db.execute("BEGIN IMMEDIATE")
+        inTransaction = true
+        failure = nil
+    }
+
+    /// Makes every change since `begin()` durable. On any failure in the transaction, nothing of
+    /// it is kept and the error says why.
+    public func commit() throws(StoreError) {
+        precondition(inTransaction, "commit() without begin()")
+        if let failure {
+            rollback()
+            throw failure
+        }
+        do throws(StoreError) {
+            try db.execute("COMMIT")
+        } catch {
+            rollback()
+            throw error
+        }
+        inTransaction = false
+    }
+
+    /// Forgets every change since `begin()`.
+    public func rollback() {
+        try? db.execute("ROLLBACK")
+        inTransaction = false
+        failure = nil
+    }
+
+    private func note(_ error: StoreError) {
+        if failure == nil { failure = error }
+    }
+
+    // MARK: - Suppression state
+
+    public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
+        if failure != nil { return nil }
+        defer { selectFiring.reset() }
+        selectFiring.bind(1, device)
+        selectFiring.bind(2, campaign.canonical)
+        do {
+            guard try selectFiring.step() else { return nil }
+            return Timestamp(milliseconds: selectFiring.int64(0))
+        } catch {
+            note(error)
+            return nil
+        }
+    }
+
+    public func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
+        if failure != nil { return }
+        defer { upsertFiring.reset() }
+        upsertFiring.bind(1, device)
+        upsertFiring.bind(2, campaign.canonical)
+        upsertFiring.bind(3, time.milliseconds)
+        do { _ = try upsertFiring.step() } catch { note(error) }
+    }
+
+    // MARK: - Answered events
+
+    /// The records (JSON lines, each ending in `\n`) this event id was answered with, or nil when
+    /// the id is new. Sees the open transaction's own answers too.
+    public func answer(event id: String) -> [UInt8]? {
+        if failure != nil { return nil }
+        defer { selectAnswer.reset() }
+        selectAnswer.bind(1, id)
+        do {
+            guard try selectAnswer.step() else { return nil }
+            return selectAnswer.blob(0)
+        } catch {
+            note(error)
+            return nil
+        }
+    }
+
+    /// Logs the answer to a new event id: its records as JSON lines, each ending in `\n`.
+    public func remember(event id: String, records: [UInt8]) {
+        if failure != nil { return }
+        defer { insertAnswer.reset() }
+        insertAnswer.bind(1, id)
+        records.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
+        do { _ = try insertAnswer.step() } catch { note(error) }
+    }
+
+    /// Lets the file grow by at most `pages` more pages; past that every write fails as on a full
+    /// disk. For tests of what happens when the state cannot be saved.
+    func limitGrowth(toPages pages: Int) throws(StoreError) {
+        let current = try db.integer("PRAGMA page_count")
+        try db.execute("PRAGMA max_page_count = \(current + Int64(pages))")
+    }
+
+    // MARK: - Inspection
+
+    /// Every (device, campaign) firing, sorted by device then campaign.
+    public func firings() throws(StoreError) -> [FiringEntry] {
+        let statement = try db.prepare("SELECT device, campaign, time FROM firing ORDER BY device, campaign")
+        defer { statement.finalize() }
+        var entries: [FiringEntry] = []
+        while try statement.step() {
+            entries.append(FiringEntry(
+                device: statement.text(0), campaign: CampaignID(canonical: statement.text(1)),
+                time: Timestamp(milliseconds: statement.int64(2))))
+        }
+        return entries
+    }
+
+    /// Every answered event id with its records, sorted by id.
+    public func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
+        let statement = try db.prepare("SELECT event, records FROM answered ORDER BY event")
+        defer { statement.finalize() }
+        var rows: [(event: String, records: [UInt8])] = []
+        while try statement.step() { rows.append((statement.text(0), statement.blob(1))) }
+        return rows
+    }
+}

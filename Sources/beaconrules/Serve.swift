@@ -1,0 +1,125 @@
+import ArgumentParser
+import BeaconRules
+import BeaconRulesServer
+import BeaconRulesStore
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beaconrules serve`: the socket service (SPEC section 5). A thin shell: options, loading, the
+/// service group with its signals; the work is in `BeaconRulesServer`.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the rules over TCP: one JSON event per line in, one JSON reply per line out.",
+        discussion: """
+            Replies: {"ok":true,"event":ID,"records":[...]} or {"ok":false,"line":N,"error":...}, one per \
+            request line, in order, each sent only once its state change is committed. An event id seen \
+            before is answered with the same records and changes nothing (also after a restart, with \
+            --state). SIGTERM/SIGINT: stop accepting, answer what was read, exit 0. SIGHUP: reload the \
+            campaign and locale files (on failure the old set stays). With --port 0 the bound port is \
+            printed on stdout as `listening on HOST:PORT`. Exit status 2: bad usage, campaigns, locales \
+            or state that do not load, or an address that cannot be bound.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The address to listen on; anything but loopback needs --allow-remote.", valueName: "host"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The TCP port; 0 picks a free one.", valueName: "port"))
+    var port = 7700
+
+    @Flag(help: "Allow a --host that is not loopback (the protocol has no authentication).")
+    var allowRemote = false
+
+    @OptionGroup var catalog: CatalogOptions
+
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`); default: in memory, lost at exit.", valueName: "file"))
+    var stateFile: String?
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
+    var logLevel: Logger.Level = .info
+
+    static func level(_ text: String) throws -> Logger.Level {
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw ValidationError("--log-level \(text): expected one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return level
+    }
+
+    func run() async throws {
+        // SIGHUP's default action ends the process; until the reloader has its handler in place,
+        // a SIGHUP (a reload asked for too early) is ignored instead.
+        signal(SIGHUP, SIG_IGN)
+        // A closed stdout (the `listening on` line) must not end the server.
+        signal(SIGPIPE, SIG_IGN)
+        let configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
+        do { try configuration.validate() } catch {
+            StandardError.write("beaconrules: \(error)\n")
+            throw ExitCode(2)
+        }
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "beaconrules.serve")
+        let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
+        let store: SQLiteStateStore
+        do {
+            store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) } ?? SQLiteStateStore.inMemory()
+        } catch {
+            StandardError.write("beaconrules: \(error)\n")
+            throw ExitCode(2)
+        }
+        let catalog = self.catalog
+        let server = BeaconServer(
+            configuration: configuration, catalog: Catalog(campaigns: campaigns, locales: locales), store: store,
+            loadCatalog: { catalog.reload() }, logger: logger,
+            onListening: { address in
+                // Tests and scripts read the port from here when --port is 0.
+                OutputSink(fd: 1).write(Array("listening on \(configuration.host):\(address.port ?? configuration.port)\n".utf8))
+            })
+        var group = ServiceGroupConfiguration(
+            services: [
+                .init(service: server),
+                .init(service: HangupReloader(server: server), successTerminationBehavior: .ignore),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        // A client that never reads its replies must not hold the shutdown forever.
+        group.maximumGracefulShutdownDuration = .seconds(30)
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch let error as ServerError {
+            StandardError.write("beaconrules: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// SIGHUP reloads the campaign and locale files.
+struct HangupReloader: Service {
+    let server: BeaconServer
+
+    func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            await server.reload()
+        }
+    }
+}
+
+extension CatalogOptions {
+    /// The files loaded again for SIGHUP: errors make a `CatalogError`, warnings ride along.
+    func reload() -> Result<Catalog, CatalogError> {
+        let (campaigns, locales, diagnostics) = read()
+        let errors = diagnostics.filter { $0.severity == .error }
+        guard errors.isEmpty else { return .failure(CatalogError(problems: errors.map(\.description))) }
+        let warnings = diagnostics.filter { $0.severity == .warning }.map(\.description)
+        return .success(Catalog(campaigns: campaigns, locales: locales, warnings: warnings))
+    }
+}
