@@ -104,7 +104,12 @@ struct Replay: ParsableCommand {
         for source in sources {
             let name = source == "-" ? "stdin" : source
             if presenceOptions.inputFormat == .starksm64 {
-                do { try replayRecordedScans(source, name: name, engine: &engine, writer: &writer, outcome: &outcome, flush: flush) } catch is OutputClosed {
+                do {
+                    try forEachRecordedSighting(source, name: name, outcome: &outcome) { sighting in
+                        try engine.add(.sighting(sighting, typeColumn: 0), into: &writer)
+                        if writer.bytes.count >= Self.batchBytes { try flush() }
+                    }
+                } catch is OutputClosed {
                     outcome.failure = "stdout was closed; stopped"
                     return outcome
                 } catch {
@@ -187,11 +192,11 @@ struct Replay: ParsableCommand {
 
     struct OutputClosed: Error {}
 
-    /// A recorded scan file (`--input-format starksm64`, gzip or plain): every object a sighting,
-    /// the scanner the device. Errors name the line the object starts on.
-    func replayRecordedScans<Store: SuppressionStore>(
-        _ source: String, name: String, engine: inout PresenceEngine<Store>, writer: inout JSONWriter,
-        outcome: inout Outcome, flush: () throws -> Void
+    /// Each sighting of a recorded scan file (`--input-format starksm64`, gzip or plain), the
+    /// scanner as the device. Bad objects are reported (with the line they start on) and skipped;
+    /// an error `body` throws for anything else (output closed, state not saved) stops the file.
+    func forEachRecordedSighting(
+        _ source: String, name: String, outcome: inout Outcome, _ body: (Sighting) throws -> Void
     ) throws {
         let bytes: [UInt8]
         do { bytes = try CompressedFile.read(source) } catch {
@@ -199,28 +204,26 @@ struct Replay: ParsableCommand {
             return
         }
         var failure: (any Error)?
+        var rejected = 0
         bytes.withUnsafeBufferPointer { buffer in
             RecordedScans.forEachObject(in: buffer) { object, line in
                 if failure != nil { return }
-                do {
-                    switch RecordedScans.item(object, fallbackID: "\(name):\(line)") {
-                    case .heartbeat: return
-                    case .rejected(let error): throw error
-                    case .sighting(let sighting): try engine.add(.sighting(sighting, typeColumn: 0), into: &writer)
-                    }
-                } catch {
-                    outcome.rejected += 1
-                    StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: "\(error)"))
+                let report = { (message: String) in
+                    rejected += 1
+                    StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: message))
                 }
-                if writer.bytes.count >= Self.batchBytes {
-                    do { try flush() } catch { failure = error }
+                switch RecordedScans.item(object, fallbackID: "\(name):\(line)") {
+                case .heartbeat: return
+                case .rejected(let error): report(error.description)
+                case .sighting(let sighting):
+                    do { try body(sighting) } catch let error as EventError { report(error.description) } catch { failure = error }
                 }
             }
         }
+        outcome.rejected += rejected
         if let failure { throw failure }
     }
 }
-
 /// Freeing a large campaign set and its state object by object costs a fifth of a short run, and
 /// the process is about to end: this keeps `value` alive so the OS reclaims it all at once.
 func keepUntilExit<T>(_ value: T) {

@@ -14,7 +14,7 @@ public struct PresenceSettings: Sendable, Equatable {
     /// Samples needed in the window before a sighting may start a stay: one lone spike does not.
     public var minimumSamples: Int = 2
     /// How far behind the newest event time an event may arrive and still be used (replay).
-    public var maxLatenessMilliseconds: Int64 = 5_000
+    public var maxLatenessMilliseconds: Int64 = 10_000
     /// Given enter/exit events pass through flicker control (hold exits, collapse re-enters).
     public var flickerControl: Bool = true
 
