@@ -4,11 +4,11 @@ public struct PresenceSettings: Sendable, Equatable {
     /// No qualifying sighting (or no re-enter after an exit) for this long confirms an exit.
     public var exitTimeoutMilliseconds: Int64 = 30_000
     /// The smoothed RSSI must reach this (dBm) for a sighting to start a stay.
-    public var enterRSSI: Int = -80
+    public var enterRSSI: Int = -85
     /// While inside, a sighting keeps the stay alive while the smoothed RSSI is at least this (dBm).
     /// Lower than `enterRSSI`: the gap is the hysteresis that stops a signal hovering at one
     /// threshold from toggling.
-    public var exitRSSI: Int = -88
+    public var exitRSSI: Int = -92
     /// The running-average window of the RSSI filter.
     public var smoothingWindowMilliseconds: Int64 = 10_000
     /// Samples needed in the window before a sighting may start a stay: one lone spike does not.
@@ -25,7 +25,7 @@ public struct PresenceSettings: Sendable, Equatable {
     /// defaults; unknown fields are errors, because a misspelt setting silently ignored is a bug.
     public init(json: JSONValue, file: String) throws(PresenceSettingsError) {
         guard let members = json.objectMembers else {
-            throw PresenceSettingsError("\(file):1: expected a JSON object like {\"exitTimeout\": 30, \"enterRSSI\": -80, \"exitRSSI\": -88}, found \(json.kindName)")
+            throw PresenceSettingsError("\(file):1: expected a JSON object like {\"exitTimeout\": 30, \"enterRSSI\": -85, \"exitRSSI\": -92}, found \(json.kindName)")
         }
         func seconds(_ m: JSONMember, min: Double) throws(PresenceSettingsError) -> Int64 {
             guard let v = m.value.doubleValue, v >= min, v < 1e9 else {

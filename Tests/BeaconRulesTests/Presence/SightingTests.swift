@@ -41,7 +41,7 @@ struct SightingTests {
         while t < 120 {
             k += 1
             if k % 25 == 0 { t += 20; continue }
-            lines.append(R.sighting(t, rssi: k % 7 == 0 ? -92 : -70 - k % 5))
+            lines.append(R.sighting(t, rssi: k % 7 == 0 ? -97 : -70 - k % 5))
             t += 0.5
         }
         let run = try R(campaigns: log, lines: lines)
@@ -55,13 +55,13 @@ struct SightingTests {
     }
 
     @Test func signalBetweenTheThresholdsNeitherEntersNorEnds() throws {
-        // Hysteresis: -84 dBm is below enterRSSI (-80) but above exitRSSI (-88).
-        let weak = try R(campaigns: log, lines: (0..<40).map { R.sighting(Double($0), rssi: -84) })
+        // Hysteresis: -89 dBm is below enterRSSI (-85) but above exitRSSI (-92).
+        let weak = try R(campaigns: log, lines: (0..<40).map { R.sighting(Double($0), rssi: -89) })
         #expect(weak.enters == 0)
-        let lines = (0..<10).map { R.sighting(Double($0), rssi: -70) } + (10..<100).map { R.sighting(Double($0), rssi: -84) }
+        let lines = (0..<10).map { R.sighting(Double($0), rssi: -70) } + (10..<100).map { R.sighting(Double($0), rssi: -89) }
         let run = try R(campaigns: log, lines: lines)
         #expect(run.enters == 1 && run.exits == 1)
-        // Kept alive by the -84 readings until the last one (99 s), confirmed 30 s later.
+        // Kept alive by the -89 readings until the last one (99 s), confirmed 30 s later.
         #expect(run.records.last?["fireDate"]?.stringValue == "2016-05-10T16:02:09Z")
     }
 
@@ -74,8 +74,8 @@ struct SightingTests {
         let settings = try PresenceSettings(json: try JSONParser.parse(#"{"exitTimeout": 12, "enterRSSI": -75, "exitRSSI": -85}"#), file: "p.json")
         #expect(settings.exitTimeoutMilliseconds == 12_000 && settings.enterRSSI == -75 && settings.exitRSSI == -85)
         #expect(throws: PresenceSettingsError.self) { try PresenceSettings(json: try JSONParser.parse(#"{"exitTimout": 12}"#), file: "p.json") }
-        do { _ = try PresenceSettings(json: try JSONParser.parse(#"{"enterRSSI": -90}"#), file: "p.json") } catch {
-            #expect("\(error)".contains("exitRSSI (-88 dBm) is above enterRSSI (-90 dBm)"))
+        do { _ = try PresenceSettings(json: try JSONParser.parse(#"{"enterRSSI": -95}"#), file: "p.json") } catch {
+            #expect("\(error)".contains("exitRSSI (-92 dBm) is above enterRSSI (-95 dBm)"))
         }
     }
 
