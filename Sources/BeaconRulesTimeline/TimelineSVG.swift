@@ -14,7 +14,7 @@ extension Timeline {
         let pad = (t1 - t0) / 50
         t0 -= pad
         t1 += pad
-        let labelWidth = 300.0, plotWidth = 1100.0, rowHeight = 30.0, top = 70.0
+        let labelWidth = 300.0, plotWidth = 1100.0, rowHeight = 30.0, top = 84.0
         let campaigns = Array(Set(rows.flatMap { $0.marks.filter { $0.kind != .withdrawn }.map(\.campaign) })).sorted()
         let legendHeight = 30.0 + 18.0 * Double((campaigns.count + 3) / 4)
         let width = labelWidth + plotWidth + 30
@@ -24,6 +24,7 @@ extension Timeline {
         let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
         func color(_ campaign: String) -> String { palette[(campaigns.firstIndex(of: campaign) ?? 0) % palette.count] }
 
+        let uuids = Array(Set(rows.map { $0.beacon.uuid.description.replacingDashes() })).sorted()
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"12\">\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         out += "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">\(escape(title))</text>\n"
@@ -38,12 +39,14 @@ extension Timeline {
             out += "<text x=\"\(f(x(tick)))\" y=\"\(f(top - 12))\" text-anchor=\"middle\" fill=\"#555\">\(clock(tick))</text>\n"
             tick += step
         }
-        out += "<text x=\"\(f(labelWidth))\" y=\"\(f(top - 30))\" fill=\"#555\">UTC, \(day(t0))</text>\n"
+        out += "<text x=\"\(f(labelWidth))\" y=\"\(f(top - 28))\" fill=\"#555\">UTC, \(day(t0))</text>\n"
+        let uuidNote = uuids.count == 1 ? "beacons major.minor of UUID \(uuids[0])" : "beacons: UUID (its distinct part) major.minor"
+        out += "<text x=\"10\" y=\"40\" fill=\"#555\">\(escape(uuidNote))</text>\n"
         for (i, row) in rows.enumerated() {
             let y = top + rowHeight * Double(i)
             let mid = y + rowHeight / 2
             if i % 2 == 1 { out += "<rect x=\"0\" y=\"\(f(y))\" width=\"\(Int(width))\" height=\"\(f(rowHeight))\" fill=\"#f7f7f7\"/>\n" }
-            let label = "\(row.device)  \(beaconLabel(row.beacon))"
+            let label = "\(row.device)  \(beaconLabel(row.beacon, among: uuids))"
             out += "<text x=\"10\" y=\"\(f(mid + 4))\">\(escape(label))</text>\n"
             // Sightings: one tick each, pale, above the bar.
             var path = ""
@@ -81,10 +84,18 @@ extension Timeline {
         return out
     }
 
-    /// `uuid-tail major.minor`: full UUIDs would fill the label column and differ only at the end.
-    private func beaconLabel(_ beacon: BeaconID) -> String {
-        let hex = beacon.uuid.description.replacingDashes()
-        return "…" + String(hex.suffix(6)) + " \(beacon.major).\(beacon.minor)"
+    /// `major.minor`, preceded by the part of the UUID that differs between the rows' UUIDs when
+    /// there are several: full UUIDs would fill the label column and mostly repeat each other.
+    private func beaconLabel(_ beacon: BeaconID, among uuids: [String]) -> String {
+        let ids = "\(beacon.major).\(beacon.minor)"
+        guard uuids.count > 1 else { return ids }
+        let hex = Array(beacon.uuid.description.replacingDashes())
+        let all = uuids.map(Array.init)
+        var prefix = 0
+        while prefix < hex.count && all.allSatisfy({ $0[prefix] == hex[prefix] }) { prefix += 1 }
+        var suffix = 0
+        while suffix < hex.count - prefix && all.allSatisfy({ $0[$0.count - 1 - suffix] == hex[hex.count - 1 - suffix] }) { suffix += 1 }
+        return "…" + String(hex[prefix..<(hex.count - suffix)]) + "… " + ids
     }
 
     private func clock(_ t: Int64) -> String {
