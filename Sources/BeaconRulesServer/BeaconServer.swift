@@ -39,7 +39,7 @@ public actor BeaconServer: Service {
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
         self.configuration = configuration
-        self.owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, logger: logger)
+        self.owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, presence: configuration.presence, logger: logger)
         self.loadCatalog = loadCatalog
         self.logger = logger
         self.onListening = onListening

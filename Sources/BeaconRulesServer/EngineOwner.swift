@@ -26,10 +26,20 @@ final class EngineOwner: Sendable {
     private let state: OwnedState
     private let logger: Logger
 
-    init(campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, logger: Logger) {
-        state = OwnedState(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store))
+    init(campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger) {
+        var presence = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings)
+        // Open stays, pending exits and dwells of the last run carry on.
+        do {
+            if let saved = try store.loadPresence() { try presence.restore(saved) }
+        } catch {
+            logger.error("the saved presence state does not load; starting with none", metadata: ["error": "\(error)"])
+        }
+        state = OwnedState(presence: presence)
         self.logger = logger
     }
+
+    /// How often the owner wakes without work to let the wall clock fire pending exits and dwells.
+    static let clockTick: TimeInterval = 1
 
     /// Starts the owner thread.
     func start() {
@@ -63,8 +73,12 @@ final class EngineOwner: Sendable {
     private func run() {
         var writer = JSONWriter(capacity: 1 << 16)
         var records = JSONWriter(capacity: 1 << 12)
-        while let jobs = mailbox.takeAll() {
-            let store = state.engine.store
+        while let jobs = mailbox.takeAll(waitingAtMost: state.presence.layer.isIdle ? nil : Self.clockTick) {
+            let store = state.presence.engine.store
+            if jobs.isEmpty {
+                tick(store: store, records: &records)
+                continue
+            }
             var replies: [(EventLoopPromise<ByteBuffer>, ByteBuffer)] = []
             var reloaded: [CheckedContinuation<Void, Never>] = []
             var events = 0
@@ -80,10 +94,11 @@ final class EngineOwner: Sendable {
                         }
                         replies.append((promise, ByteBuffer(bytes: writer.bytes)))
                     case .reload(let campaigns, let locales, let continuation):
-                        state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+                        state.presence.replaceEngine(RulesEngine(campaigns: campaigns, locales: locales, store: store))
                         reloaded.append(continuation)
                     }
                 }
+                advanceClock(store: store, records: &records)
                 try store.commit()
                 logger.trace("committed", metadata: ["events": "\(events)"])
                 for (promise, reply) in replies { promise.succeed(reply) }
@@ -104,7 +119,7 @@ final class EngineOwner: Sendable {
                     case .reload(let campaigns, let locales, let continuation):
                         reloadsSeen += 1
                         if reloadsSeen > reloaded.count {
-                            state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+                            state.presence.replaceEngine(RulesEngine(campaigns: campaigns, locales: locales, store: store))
                             reloaded.append(continuation)
                         }
                     }
@@ -113,8 +128,31 @@ final class EngineOwner: Sendable {
             }
             for continuation in reloaded { continuation.resume() }
         }
-        state.engine.store.close()
+        state.presence.engine.store.close()
         mailbox.finished()
+    }
+
+    /// A wake with no work: the clock alone may confirm exits and fire dwells.
+    private func tick(store: SQLiteStateStore, records: inout JSONWriter) {
+        do {
+            try store.begin()
+            advanceClock(store: store, records: &records)
+            try store.commit()
+        } catch {
+            store.rollback()
+            logger.error("presence state not saved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Moves presence to the wall clock (inside the open transaction): what fires goes to the
+    /// outbox, and the presence state is saved with the transaction.
+    private func advanceClock(store: SQLiteStateStore, records: inout JSONWriter) {
+        guard state.presenceChanged || !state.presence.layer.isIdle else { return }
+        records.bytes.removeAll(keepingCapacity: true)
+        state.presence.advance(to: Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))), into: &records)
+        store.appendOutbox(records.bytes)
+        store.savePresence(state.presence.snapshot())
+        state.presenceChanged = false
     }
 
     /// One line's reply: an event id seen before is answered from the log and changes nothing.
@@ -122,16 +160,43 @@ final class EngineOwner: Sendable {
         switch line {
         case .rejected(let number, let message):
             Reply.rejected(line: number, message: message, into: &writer)
-        case .event(let event, _):
+        case .outbox(let after, let number):
+            do { Reply.outbox(try store.outbox(after: after), after: after, into: &writer) } catch {
+                Reply.rejected(line: number, message: "cannot read the outbox: \(error)", into: &writer)
+            }
+        case .event(let event, let number):
+            if state.presence.settings.flickerControl {
+                applyPresence(.beacon(event), id: event.id, line: number, store: store, records: &records, into: &writer)
+                return
+            }
             if let answered = store.answer(event: event.id) {
                 Reply.accepted(event: event.id, records: answered, into: &writer)
                 return
             }
             records.bytes.removeAll(keepingCapacity: true)
-            state.engine.write(event, into: &records)
+            state.presence.engine.write(event, into: &records)
             store.remember(event: event.id, records: records.bytes)
             Reply.accepted(event: event.id, records: records.bytes, into: &writer)
+        case .sighting(let sighting, let number):
+            applyPresence(.sighting(sighting, typeColumn: 0), id: sighting.id, line: number, store: store, records: &records, into: &writer)
         }
+    }
+
+    /// A line for the presence layer: answered with whatever its event time makes happen (records
+    /// of any device whose exit or dwell came due by then, withdrawals included), logged by id.
+    private func applyPresence(_ input: InputEvent, id: String, line: Int, store: SQLiteStateStore, records: inout JSONWriter, into writer: inout JSONWriter) {
+        if let answered = store.answer(event: id) {
+            Reply.accepted(event: id, records: answered, into: &writer)
+            return
+        }
+        records.bytes.removeAll(keepingCapacity: true)
+        do throws(EventError) { try state.presence.add(input, into: &records) } catch {
+            Reply.rejected(line: line, message: error.description, into: &writer)
+            return
+        }
+        state.presenceChanged = true
+        store.remember(event: id, records: records.bytes)
+        Reply.accepted(event: id, records: records.bytes, into: &writer)
     }
 }
 
@@ -140,10 +205,12 @@ final class EngineOwner: Sendable {
 /// `@unchecked Sendable`: guarded by thread confinement. `EngineOwner.init` creates it and never
 /// touches it again; from `start()` on only the owner thread reads or writes `engine`.
 private final class OwnedState: @unchecked Sendable {
-    var engine: RulesEngine<SQLiteStateStore>
+    var presence: PresenceEngine<SQLiteStateStore>
+    /// The presence layer took input since its state was last saved.
+    var presenceChanged = false
 
-    init(engine: RulesEngine<SQLiteStateStore>) {
-        self.engine = engine
+    init(presence: PresenceEngine<SQLiteStateStore>) {
+        self.presence = presence
     }
 }
 
@@ -167,11 +234,19 @@ private final class Mailbox: @unchecked Sendable {
         return true
     }
 
-    /// Everything queued, waiting while nothing is; nil when closed and drained.
-    func takeAll() -> [EngineOwner.Job]? {
+    /// Everything queued, waiting while nothing is (at most `limit` seconds: then it returns an
+    /// empty list); nil when closed and drained.
+    func takeAll(waitingAtMost limit: TimeInterval? = nil) -> [EngineOwner.Job]? {
         condition.lock()
         defer { condition.unlock() }
-        while jobs.isEmpty && !closed { condition.wait() }
+        let deadline = limit.map { Date(timeIntervalSinceNow: $0) }
+        while jobs.isEmpty && !closed {
+            if let deadline {
+                if !condition.wait(until: deadline) && jobs.isEmpty && !closed { return [] }
+            } else {
+                condition.wait()
+            }
+        }
         if jobs.isEmpty { return nil }
         let taken = jobs
         jobs = []

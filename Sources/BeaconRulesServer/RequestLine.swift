@@ -6,12 +6,16 @@ import NIOCore
 enum RequestLine: Sendable {
     /// A valid event; `line` is its 1-based number on the connection.
     case event(BeaconEvent, line: Int)
+    /// A raw sighting (SPEC section 7), for the presence layer.
+    case sighting(Sighting, line: Int)
+    /// `{"type":"outbox","after":N}`: the records that fired on the clock after sequence number N.
+    case outbox(after: Int64, line: Int)
     /// A line that is not an event: answered with this message, changes nothing.
     case rejected(line: Int, message: String)
 
     var line: Int {
         switch self {
-        case .event(_, let line), .rejected(let line, _): line
+        case .event(_, let line), .sighting(_, let line), .outbox(_, let line), .rejected(let line, _): line
         }
     }
 
@@ -31,18 +35,26 @@ enum RequestLine: Sendable {
                 return ""
             }
             do throws(EventError) {
-                // parseInput, so a line's message is the one `replay` gives (a sighting without
-                // `rssi` is told so); the server itself does not run the presence layer yet.
                 switch try EventParser.parseInput(line: bytes, fallbackID: noID()) {
                 case .beacon(var event):
                     if !hasOwnID { event.id = EventIdentity.id(of: event) }
                     return .event(event, line: line)
-                case .sighting(_, let column):
-                    return .rejected(line: line, message: "field `type`: \"sighting\" events are not accepted by `serve` yet (the presence layer runs in `replay`); expected \"enter\" or \"exit\" (column \(column))")
+                case .sighting(var sighting, _):
+                    if !hasOwnID { sighting.id = EventIdentity.id(of: sighting) }
+                    return .sighting(sighting, line: line)
                 }
             } catch {
+                // Only a line that is not an event pays for this second look.
+                if let after = outboxRequest(bytes) { return .outbox(after: after, line: line) }
                 return .rejected(line: line, message: error.description)
             }
         }
+    }
+
+    /// `{"type":"outbox","after":N}` (N >= 0, default 0), or nil.
+    static func outboxRequest(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard let value = try? JSONParser.parse(bytes), value["type"]?.stringValue == "outbox" else { return nil }
+        let after = value["after"]?.integerValue ?? 0
+        return after >= 0 ? after : nil
     }
 }

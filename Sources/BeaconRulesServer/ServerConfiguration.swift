@@ -1,3 +1,4 @@
+public import BeaconRules
 import NIOCore
 
 /// Where `serve` listens, and the limits it keeps per connection.
@@ -12,6 +13,16 @@ public struct ServerConfiguration: Sendable {
     /// Lines of one connection read but not yet answered. A client that does not read its replies
     /// stops being read once this many are waiting, so it costs bounded memory.
     public var linesInFlight: Int
+    /// The presence layer's settings. Sightings always go through it; given enter/exit events only
+    /// with `flickerControl` (off by default here, so plain streams are answered as before).
+    public var presence: PresenceSettings = ServerConfiguration.plainPresence
+
+    /// Presence settings with flicker control off.
+    public static var plainPresence: PresenceSettings {
+        var settings = PresenceSettings()
+        settings.flickerControl = false
+        return settings
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 7700, allowRemote: Bool = false,
                 maximumLineLength: Int = 64 * 1024, linesInFlight: Int = 1024) {

@@ -7,13 +7,14 @@ public struct PresenceEngine<Store: SuppressionStore> {
     public var engine: RulesEngine<Store>
     public var layer: PresenceLayer
     /// Delayed enter-side records of each open stay, withdrawn if the device leaves before their fireDate.
-    private var delayed: [PresenceKey: [DelayedRecord]] = [:]
+    var delayed: [PresenceKey: [DelayedRecord]] = [:]
     /// Every presence change handed to the rules, kept only when `keepsLog` (for `timeline`).
     public var keepsLog = false
     public private(set) var log: [PresenceOutput] = []
 
+    /// A record to withdraw if the stay ends before its fire date; by eid, so it survives a reload.
     struct DelayedRecord {
-        var campaign: Int
+        var eid: String
         var event: String
         var fireDate: Int64
     }
@@ -51,6 +52,12 @@ public struct PresenceEngine<Store: SuppressionStore> {
     public mutating func finish(into writer: inout JSONWriter) {
         layer.finish()
         drain(into: &writer)
+    }
+
+    /// Swaps in a rules engine with new campaigns (a reload), keeping presence as it is.
+    public mutating func replaceEngine(_ engine: RulesEngine<Store>) {
+        self.engine = engine
+        layer.replaceCampaigns(engine.campaigns)
     }
 
     /// Moves time on without input (a server's clock).
@@ -92,7 +99,7 @@ public struct PresenceEngine<Store: SuppressionStore> {
         var found: [DelayedRecord] = []
         engine.forEachLastFiring { index, fireDate in
             if campaigns[index].delayMilliseconds > 0 && fireDate > time {
-                found.append(DelayedRecord(campaign: index, event: event.id, fireDate: fireDate))
+                found.append(DelayedRecord(eid: campaigns[index].eid, event: event.id, fireDate: fireDate))
             }
         }
         if !found.isEmpty { delayed[key, default: []].append(contentsOf: found) }
@@ -100,7 +107,7 @@ public struct PresenceEngine<Store: SuppressionStore> {
 
     /// `{"kind":"withdrawn","id":RECORD_ID,...}`: the record of that id must not be shown.
     private func writeWithdrawal(_ record: DelayedRecord, exit: BeaconEvent, into writer: inout JSONWriter) {
-        let eid = engine.campaigns.campaigns[record.campaign].eid
+        let eid = record.eid
         writer.raw("{\"kind\":\"withdrawn\",\"id\":")
         writer.string(eid + ":" + exit.device + ":" + record.event)
         writer.raw(",\"campaign\":")

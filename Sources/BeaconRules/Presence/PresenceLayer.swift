@@ -30,19 +30,19 @@ public struct PresenceError: Error, Sendable, Equatable, CustomStringConvertible
 /// No I/O and no clock of its own: time is what the input says (`advance(to:)` moves it on a server).
 public struct PresenceLayer: Sendable {
     public let settings: PresenceSettings
-    let campaigns: CampaignSet
-    private var keyIndex: [PresenceKey: Int] = [:]
-    public private(set) var keys: [PresenceKey] = []
-    public private(set) var trackers: [PresenceTracker] = []
+    var campaigns: CampaignSet
+    var keyIndex: [PresenceKey: Int] = [:]
+    public internal(set) var keys: [PresenceKey] = []
+    public internal(set) var trackers: [PresenceTracker] = []
     /// The earliest outstanding timer per key (`Int64.max`: none), so sightings do not pile timers up.
-    private var scheduledAt: [Int64] = []
-    private var timers = MinHeap<Timer>()
-    private var buffer = MinHeap<Buffered>()
-    private var sequence = 0
+    var scheduledAt: [Int64] = []
+    var timers = MinHeap<Timer>()
+    var buffer = MinHeap<Buffered>()
+    var sequence = 0
     /// The newest event time accepted, and the time processing has reached.
-    public private(set) var newestTime = Int64.min
-    public private(set) var clock = Int64.min
-    private var dwellLengths: [BeaconID: [Int64]] = [:]
+    public internal(set) var newestTime = Int64.min
+    public internal(set) var clock = Int64.min
+    var dwellLengths: [BeaconID: [Int64]] = [:]
     private var changes: [PresenceTracker.Change] = []
     /// Outputs not yet taken by the caller (`take()`).
     public private(set) var outputs: [PresenceOutput] = []
@@ -191,6 +191,27 @@ public struct PresenceLayer: Sendable {
         dwellLengths[beacon] = lengths
         return lengths
     }
+
+    /// Swaps in a new campaign set (a reload): open stays go on; dwells already scheduled keep their lengths.
+    public mutating func replaceCampaigns(_ campaigns: CampaignSet) {
+        self.campaigns = campaigns
+        dwellLengths = [:]
+    }
+
+    /// Rebuilds the timers from the trackers (after a restore).
+    mutating func rebuildTimers() {
+        timers = MinHeap<Timer>()
+        scheduledAt = Array(repeating: Int64.max, count: trackers.count)
+        for index in trackers.indices {
+            if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds) {
+                scheduledAt[index] = due
+                timers.push(Timer(due: due, key: index))
+            }
+        }
+    }
+
+    /// Whether anything is pending: an open stay, or buffered input.
+    public var isIdle: Bool { buffer.isEmpty && !trackers.contains { $0.isInside } }
 
     /// The tracker of `key`, if it was ever seen.
     public func tracker(_ key: PresenceKey) -> PresenceTracker? {

@@ -7,14 +7,14 @@
 /// `presentUntil + exitTimeout`; anything that shows the device again before then is the same stay.
 public struct PresenceTracker: Sendable {
     /// A stay is open (possibly with a tentative exit pending).
-    public private(set) var isInside = false
+    public internal(set) var isInside = false
     /// The latest time (ms) the device is known present in the open stay.
-    public private(set) var presentUntil: Int64 = 0
+    public internal(set) var presentUntil: Int64 = 0
     /// When the open stay started (ms); nil when it began with an exit we never saw the enter of.
-    public private(set) var stayStart: Int64?
+    public internal(set) var stayStart: Int64?
     /// Whether any stay was ever seen: an exit with no enter before it is taken as the end of a stay
     /// that started before the input did, but only once.
-    public private(set) var hasHistory = false
+    public internal(set) var hasHistory = false
     /// The id of the event that opened the stay (dwell ids derive from it).
     var enterID = ""
     /// The id of the last event that kept the stay alive (the exit id derives from it).

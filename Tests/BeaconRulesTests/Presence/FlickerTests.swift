@@ -152,3 +152,39 @@ struct FlickerTests {
         #expect(run.field("event", of: run.records) == ["a", "b"])
     }
 }
+
+/// The presence state as bytes, as `serve` keeps it in its state file.
+@Suite("Presence: snapshot")
+struct PresenceSnapshotTests {
+    @Test func restoredEngineCarriesOnExactlyAsOneThatNeverStopped() throws {
+        let campaigns = #"[{"eid":"log","type":4,"trigger":3,"beacons":["7367672374000000ffff0000ffff00070733107331"]},"# +
+            #"{"eid":"later","type":1,"trigger":1,"delay":120,"content":{"subject":"S"},"beacons":["7367672374000000ffff0000ffff00070733107331"]},"# +
+            #"{"eid":"dwell","type":1,"trigger":1,"dwell":60,"content":{"subject":"D"},"beacons":["7367672374000000ffff0000ffff00070733107331"]}]"#
+        let lines = (0..<30).map { PresenceRun.sighting(Double($0), rssi: -70, device: "s") } + [
+            PresenceRun.given("enter", "2016-05-10T16:00:00Z", id: "a"),
+            PresenceRun.given("exit", "2016-05-10T16:00:40Z", id: "b"),
+        ] + (31..<50).map { PresenceRun.sighting(Double($0), rssi: -72, device: "s") } + [
+            PresenceRun.given("enter", "2016-05-10T16:00:55Z", id: "c"),
+            PresenceRun.given("exit", "2016-05-10T16:01:30Z", id: "d"),
+        ]
+        func run(splitAt split: Int?) throws -> String {
+            var settings = PresenceSettings()
+            settings.maxLatenessMilliseconds = 60_000
+            var engine = PresenceEngine(engine: try Harness.engine(campaigns), settings: settings)
+            var writer = JSONWriter()
+            for (i, line) in lines.enumerated() {
+                if i == split {
+                    var fresh = PresenceEngine(engine: engine.engine, settings: settings)
+                    try fresh.restore(engine.snapshot())
+                    engine = fresh
+                }
+                try Array(line.utf8).withUnsafeBufferPointer { try engine.replay(line: $0, fallbackID: "t:\(i)", into: &writer) }
+            }
+            engine.finish(into: &writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        let whole = try run(splitAt: nil)
+        #expect(whole.contains("\"kind\":\"withdrawn\"") && whole.contains("+dwell60"))
+        for split in [5, 30, 31, 45, 52] { #expect(try run(splitAt: split) == whole, "split at \(split)") }
+    }
+}
