@@ -205,25 +205,21 @@ struct Replay: ParsableCommand {
         }
         var failure: (any Error)?
         var rejected = 0
+        func report(_ message: String, _ line: Int) {
+            rejected += 1
+            StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: message))
+        }
         bytes.withUnsafeBufferPointer { buffer in
-            RecordedScans.forEachObject(in: buffer) { object, line in
+            RecordedScans.forEachSighting(in: buffer, source: name, { sighting, line in
                 if failure != nil { return }
-                let report = { (message: String) in
-                    rejected += 1
-                    StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: message))
-                }
-                switch RecordedScans.item(object, fallbackID: "\(name):\(line)") {
-                case .heartbeat: return
-                case .rejected(let error): report(error.description)
-                case .sighting(let sighting):
-                    do { try body(sighting) } catch let error as EventError { report(error.description) } catch { failure = error }
-                }
-            }
+                do { try body(sighting) } catch let error as EventError { report(error.description, line) } catch { failure = error }
+            }, rejected: { error, line in report(error.description, line) })
         }
         outcome.rejected += rejected
         if let failure { throw failure }
     }
 }
+
 /// Freeing a large campaign set and its state object by object costs a fifth of a short run, and
 /// the process is about to end: this keeps `value` alive so the OS reclaims it all at once.
 func keepUntilExit<T>(_ value: T) {

@@ -44,15 +44,10 @@ struct TimelineCommand: ParsableCommand {
             bytes.withUnsafeBufferPointer { buffer in
                 switch presenceOptions.inputFormat {
                 case .starksm64:
-                    RecordedScans.forEachObject(in: buffer) { object, line in
-                        switch RecordedScans.item(object, fallbackID: "\(name):\(line)") {
-                        case .heartbeat: break
-                        case .rejected(let error): report(name, line, error)
-                        case .sighting(let s):
-                            timeline.addSighting(s)
-                            do { try engine.add(.sighting(s, typeColumn: 0), into: &writer) } catch { report(name, line, error) }
-                        }
-                    }
+                    RecordedScans.forEachSighting(in: buffer, source: name, { s, line in
+                        timeline.addSighting(s)
+                        do { try engine.add(.sighting(s, typeColumn: 0), into: &writer) } catch { report(name, line, error) }
+                    }, rejected: { error, line in report(name, line, error) })
                 case .jsonl:
                     var number = 0
                     for line in buffer.split(separator: 0x0A, omittingEmptySubsequences: false) {

@@ -43,6 +43,21 @@ public enum RecordedScans {
         }
     }
 
+    /// Each reading of `bytes` as a sighting with its line, heartbeats skipped, objects that are not
+    /// readings handed to `rejected`. Ids are `SOURCE:LINE` (the format has none).
+    public static func forEachSighting(
+        in bytes: UnsafeBufferPointer<UInt8>, source: String,
+        _ body: (Sighting, Int) -> Void, rejected: (EventError, Int) -> Void
+    ) {
+        forEachObject(in: bytes) { object, line in
+            switch item(object, fallbackID: "\(source):\(line)") {
+            case .heartbeat: break
+            case .rejected(let error): rejected(error, line)
+            case .sighting(let sighting): body(sighting, line)
+            }
+        }
+    }
+
     /// One object as a sighting. `fallbackID` names it (`SOURCE:LINE`) since the format has no ids.
     public static func item(_ object: UnsafeBufferPointer<UInt8>, fallbackID: String) -> Item {
         let value: JSONValue
