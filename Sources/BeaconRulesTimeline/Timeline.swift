@@ -13,7 +13,8 @@ public struct Timeline: Sendable {
         public var marks: [Mark] = []
     }
 
-    /// A stay from its enter to the device's last presence; `confirmedAt` is when the exit was confirmed.
+    /// A stay from its enter to the device's last presence; `confirmedAt` is when the exit was
+    /// confirmed. A stay still open at the end of the input has `end` and `confirmedAt` `Int64.max`.
     public struct Stay: Sendable {
         public var start: Int64
         public var end: Int64
@@ -61,7 +62,7 @@ public struct Timeline: Sendable {
             case .dwell: break
             }
         }
-        for (key, start) in open { rows[row(key)].stays.append(Stay(start: start, end: start, confirmedAt: start)) }
+        for (key, start) in open { rows[row(key)].stays.append(Stay(start: start, end: Int64.max, confirmedAt: Int64.max)) }
     }
 
     /// Adds a record or withdrawal line as written by `replay` (`kind`, `campaign`, `device`, `beacon`, `fireDate`, `trigger`).

@@ -6,7 +6,7 @@ extension Timeline {
     /// confirmed), grey ticks for raw sightings, and coloured markers per campaign at each record's
     /// fireDate (a hollow red cross for a withdrawn record).
     public func svg() -> String {
-        let times = rows.flatMap { r in r.stays.flatMap { [$0.start, $0.confirmedAt] } + r.sightings + r.marks.map(\.time) }
+        let times = rows.flatMap { r in r.stays.flatMap { [$0.start, $0.confirmedAt] }.filter { $0 != Int64.max } + r.sightings + r.marks.map(\.time) }
         guard var t0 = times.min(), var t1 = times.max() else {
             return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"60\"><text x=\"10\" y=\"30\" font-family=\"sans-serif\">nothing to show</text></svg>\n"
         }
@@ -52,7 +52,11 @@ extension Timeline {
             var path = ""
             for t in row.sightings { path += "M\(f(x(t))) \(f(y + 3))v5" }
             if !path.isEmpty { out += "<path d=\"\(path)\" stroke=\"#999\" stroke-width=\"0.6\" stroke-opacity=\"0.6\"/>\n" }
-            for stay in row.stays {
+            for stay in row.stays where stay.end == Int64.max {
+                // Still open at the end of the input: drawn to the right edge, hatched by opacity.
+                out += "<rect x=\"\(f(x(stay.start)))\" y=\"\(f(mid - 5))\" width=\"\(f(x(t1) - x(stay.start)))\" height=\"11\" rx=\"2\" fill=\"#4c9f70\" fill-opacity=\"0.45\" stroke=\"#4c9f70\" stroke-dasharray=\"4 3\"><title>stay from \(clock(stay.start)), still open at the end of the input</title></rect>\n"
+            }
+            for stay in row.stays where stay.end != Int64.max {
                 let w = Swift.max(1.5, x(stay.end) - x(stay.start))
                 out += "<rect x=\"\(f(x(stay.start)))\" y=\"\(f(mid - 5))\" width=\"\(f(w))\" height=\"11\" rx=\"2\" fill=\"#4c9f70\"><title>stay \(clock(stay.start))-\(clock(stay.end)), exit confirmed \(clock(stay.confirmedAt))</title></rect>\n"
                 if stay.confirmedAt > stay.end {
@@ -74,7 +78,7 @@ extension Timeline {
         }
         // Legend.
         var ly = bottom + 30
-        out += "<text x=\"10\" y=\"\(f(ly))\"><tspan fill=\"#4c9f70\" font-weight=\"bold\">bar</tspan> stay (pale tail: exit timeout until confirmed)   <tspan fill=\"#999\">|</tspan> raw sighting   ▼ notification   ■ silent record   <tspan fill=\"#d62728\">✕</tspan> withdrawn</text>\n"
+        out += "<text x=\"10\" y=\"\(f(ly))\"><tspan fill=\"#4c9f70\" font-weight=\"bold\">bar</tspan> stay (pale tail: exit timeout until confirmed; dashed: open at the end)   <tspan fill=\"#999\">|</tspan> raw sighting   ▼ notification   ■ silent record   <tspan fill=\"#d62728\">✕</tspan> withdrawn</text>\n"
         for (i, campaign) in campaigns.enumerated() {
             if i % 4 == 0 { ly += 18 }
             let lx = 10 + Double(i % 4) * 330
@@ -95,7 +99,9 @@ extension Timeline {
         while prefix < hex.count && all.allSatisfy({ $0[prefix] == hex[prefix] }) { prefix += 1 }
         var suffix = 0
         while suffix < hex.count - prefix && all.allSatisfy({ $0[$0.count - 1 - suffix] == hex[hex.count - 1 - suffix] }) { suffix += 1 }
-        return "…" + String(hex[prefix..<(hex.count - suffix)]) + "… " + ids
+        // At most 8 distinct digits: enough to tell a site's UUIDs apart, short enough for the column.
+        let distinct = hex[prefix..<(hex.count - suffix)]
+        return "…" + String(distinct.prefix(8)) + "… " + ids
     }
 
     private func clock(_ t: Int64) -> String {
