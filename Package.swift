@@ -37,6 +37,10 @@ let package = Package(
         .target(name: "BeaconRulesXML", dependencies: ["BeaconRules", "CLibXML2"], swiftSettings: strict),
         // Checks on campaigns and locales beyond what loading needs (`beaconrules lint`). No I/O.
         .target(name: "CampaignLint", dependencies: ["BeaconRules"], swiftSettings: strict),
+        // zlib, as the system has it: reads gzip-compressed recorded scans. Only `beaconrules` imports it.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The `timeline` picture (SVG) of presence and notifications. No I/O.
+        .target(name: "BeaconRulesTimeline", dependencies: ["BeaconRules"], swiftSettings: strict),
         // The system SQLite (libsqlite3-dev): a module map and a shim, imported by BeaconRulesStore only.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Durable state in SQLite: suppression, once-only, and the log of answered events.
@@ -58,6 +62,7 @@ let package = Package(
             name: "beaconrules",
             dependencies: [
                 "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BeaconRulesServer",
+                "BeaconRulesTimeline", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -91,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "BeaconRulesTests",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload",
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline",
                 "BeaconRulesServer", "beaconrules", "beaconrules-bench", "beaconrules-load",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

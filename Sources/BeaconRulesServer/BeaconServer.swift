@@ -39,7 +39,7 @@ public actor BeaconServer: Service {
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
         self.configuration = configuration
-        self.owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, logger: logger)
+        self.owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, logger: logger)
         self.loadCatalog = loadCatalog
         self.logger = logger
         self.onListening = onListening

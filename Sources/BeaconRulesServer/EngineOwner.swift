@@ -27,18 +27,31 @@ final class EngineOwner: Sendable {
     private let logger: Logger
     private let format: OutputFormat
 
-    /// The delivery ledger is read from `store` here; one that does not load is logged and the
-    /// server starts with an empty one (the suppression state is unaffected).
-    init(campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, format: OutputFormat = .records, logger: Logger) {
+    /// The delivery ledger and the presence state are read from `store` here; one that does not
+    /// load is logged and the server starts without it (the suppression state is unaffected).
+    init(
+        campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, format: OutputFormat = .records,
+        presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger
+    ) {
         var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
         do { engine.ledger = try store.loadLedger() } catch {
             logger.error("the delivery ledger did not load; responses to earlier records are unknown ids", metadata: ["error": "\(error)"])
         }
         engine.ledger.recordsChanges = true
-        state = OwnedState(engine: engine)
+        var presence = PresenceEngine(engine: engine, settings: settings)
+        // Open stays, pending exits and dwells of the last run carry on.
+        do {
+            if let saved = try store.loadPresence() { try presence.restore(saved) }
+        } catch {
+            logger.error("the saved presence state does not load; starting with none", metadata: ["error": "\(error)"])
+        }
+        state = OwnedState(presence: presence)
         self.format = format
         self.logger = logger
     }
+
+    /// How often the owner wakes without work to let the wall clock fire pending exits and dwells.
+    static let clockTick: TimeInterval = 1
 
     /// Starts the owner thread.
     func start() {
@@ -72,8 +85,12 @@ final class EngineOwner: Sendable {
     private func run() {
         var writer = JSONWriter(capacity: 1 << 16)
         var records = JSONWriter(capacity: 1 << 12)
-        while let jobs = mailbox.takeAll() {
-            let store = state.engine.store
+        while let jobs = mailbox.takeAll(waitingAtMost: state.presence.layer.isIdle ? nil : Self.clockTick) {
+            let store = state.presence.engine.store
+            if jobs.isEmpty {
+                tick(store: store, records: &records)
+                continue
+            }
             var replies: [(EventLoopPromise<ByteBuffer>, ByteBuffer)] = []
             var reloaded: [CheckedContinuation<Void, Never>] = []
             var events = 0
@@ -93,7 +110,8 @@ final class EngineOwner: Sendable {
                         reloaded.append(continuation)
                     }
                 }
-                try store.saveLedger(state.engine.ledger.takeChanges())
+                try store.saveLedger(state.presence.engine.ledger.takeChanges())
+                advanceClock(store: store, records: &records)
                 try store.commit()
                 logger.trace("committed", metadata: ["events": "\(events)"])
                 for (promise, reply) in replies { promise.succeed(reply) }
@@ -125,24 +143,48 @@ final class EngineOwner: Sendable {
                 store.rollback()
                 if var saved = try? store.loadLedger() {
                     saved.recordsChanges = true
-                    state.engine.ledger = saved
+                    state.presence.engine.ledger = saved
                 }
                 logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
             }
             for continuation in reloaded { continuation.resume() }
         }
-        state.engine.store.close()
+        state.presence.engine.store.close()
         mailbox.finished()
     }
 
     /// A new engine for a new campaign set, keeping the delivery ledger and the handlers.
     private func reload(_ campaigns: CampaignSet, _ locales: LocaleTable, store: SQLiteStateStore) {
-        var ledger = state.engine.ledger
+        var ledger = state.presence.engine.ledger
         ledger.campaignsChanged()
-        let registry = state.engine.actionRegistry
-        state.engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
-        state.engine.ledger = ledger
-        state.engine.actionRegistry = registry
+        let registry = state.presence.engine.actionRegistry
+        var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+        engine.ledger = ledger
+        engine.actionRegistry = registry
+        state.presence.replaceEngine(engine)
+    }
+
+    /// A wake with no work: the clock alone may confirm exits and fire dwells.
+    private func tick(store: SQLiteStateStore, records: inout JSONWriter) {
+        do {
+            try store.begin()
+            advanceClock(store: store, records: &records)
+            try store.commit()
+        } catch {
+            store.rollback()
+            logger.error("presence state not saved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Moves presence to the wall clock (inside the open transaction): what fires goes to the
+    /// outbox, and the presence state is saved with the transaction.
+    private func advanceClock(store: SQLiteStateStore, records: inout JSONWriter) {
+        guard state.presenceChanged || !state.presence.layer.isIdle else { return }
+        records.bytes.removeAll(keepingCapacity: true)
+        state.presence.advance(to: Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))), into: &records)
+        store.appendOutbox(records.bytes)
+        store.savePresence(state.presence.snapshot())
+        state.presenceChanged = false
     }
 
     /// One line's reply: an event id seen before is answered from the log and changes nothing.
@@ -150,16 +192,24 @@ final class EngineOwner: Sendable {
         switch line {
         case .rejected(let number, let message):
             Reply.rejected(line: number, message: message, into: &writer)
-        case .event(let event, _):
+        case .outbox(let after, let number):
+            do { Reply.outbox(try store.outbox(after: after), after: after, into: &writer) } catch {
+                Reply.rejected(line: number, message: "cannot read the outbox: \(error)", into: &writer)
+            }
+        case .event(let event, let number):
+            if state.presence.settings.flickerControl {
+                applyPresence(.beacon(event), id: event.id, line: number, store: store, records: &records, into: &writer)
+                return
+            }
             if let answered = store.answer(event: event.id) {
                 Reply.accepted(event: event.id, records: answered, into: &writer)
                 return
             }
             records.bytes.removeAll(keepingCapacity: true)
             if format == .records {
-                state.engine.write(event, into: &records)
+                state.presence.engine.write(event, into: &records)
             } else {
-                _ = try? state.engine.apply(.beacon(event), format: format, into: &records)
+                _ = try? state.presence.engine.apply(.beacon(event), format: format, into: &records)
             }
             store.remember(event: event.id, records: records.bytes)
             Reply.accepted(event: event.id, records: records.bytes, into: &writer)
@@ -170,7 +220,7 @@ final class EngineOwner: Sendable {
             }
             records.bytes.removeAll(keepingCapacity: true)
             do throws(EventError) {
-                if let unhandled = try state.engine.apply(.response(response), format: format, into: &records) {
+                if let unhandled = try state.presence.engine.apply(.response(response), format: format, into: &records) {
                     logger.warning("click with no handler; counted as unhandled", metadata: [
                         "record": "\(unhandled.notification)", "actionId": "\(unhandled.actionId)", "type": "\(unhandled.kind)"])
                 }
@@ -181,7 +231,26 @@ final class EngineOwner: Sendable {
             }
             store.remember(event: response.id, records: records.bytes)
             Reply.accepted(event: response.id, records: records.bytes, into: &writer)
+        case .sighting(let sighting, let number):
+            applyPresence(.sighting(sighting, typeColumn: 0), id: sighting.id, line: number, store: store, records: &records, into: &writer)
         }
+    }
+
+    /// A line for the presence layer: answered with whatever its event time makes happen (records
+    /// of any device whose exit or dwell came due by then, withdrawals included), logged by id.
+    private func applyPresence(_ input: InputEvent, id: String, line: Int, store: SQLiteStateStore, records: inout JSONWriter, into writer: inout JSONWriter) {
+        if let answered = store.answer(event: id) {
+            Reply.accepted(event: id, records: answered, into: &writer)
+            return
+        }
+        records.bytes.removeAll(keepingCapacity: true)
+        do throws(EventError) { try state.presence.add(input, into: &records) } catch {
+            Reply.rejected(line: line, message: error.description, into: &writer)
+            return
+        }
+        state.presenceChanged = true
+        store.remember(event: id, records: records.bytes)
+        Reply.accepted(event: id, records: records.bytes, into: &writer)
     }
 }
 
@@ -190,10 +259,12 @@ final class EngineOwner: Sendable {
 /// `@unchecked Sendable`: guarded by thread confinement. `EngineOwner.init` creates it and never
 /// touches it again; from `start()` on only the owner thread reads or writes `engine`.
 private final class OwnedState: @unchecked Sendable {
-    var engine: RulesEngine<SQLiteStateStore>
+    var presence: PresenceEngine<SQLiteStateStore>
+    /// The presence layer took input since its state was last saved.
+    var presenceChanged = false
 
-    init(engine: RulesEngine<SQLiteStateStore>) {
-        self.engine = engine
+    init(presence: PresenceEngine<SQLiteStateStore>) {
+        self.presence = presence
     }
 }
 
@@ -217,11 +288,19 @@ private final class Mailbox: @unchecked Sendable {
         return true
     }
 
-    /// Everything queued, waiting while nothing is; nil when closed and drained.
-    func takeAll() -> [EngineOwner.Job]? {
+    /// Everything queued, waiting while nothing is (at most `limit` seconds: then it returns an
+    /// empty list); nil when closed and drained.
+    func takeAll(waitingAtMost limit: TimeInterval? = nil) -> [EngineOwner.Job]? {
         condition.lock()
         defer { condition.unlock() }
-        while jobs.isEmpty && !closed { condition.wait() }
+        let deadline = limit.map { Date(timeIntervalSinceNow: $0) }
+        while jobs.isEmpty && !closed {
+            if let deadline {
+                if !condition.wait(until: deadline) && jobs.isEmpty && !closed { return [] }
+            } else {
+                condition.wait()
+            }
+        }
         if jobs.isEmpty { return nil }
         let taken = jobs
         jobs = []

@@ -10,17 +10,26 @@ public import BeaconRules
 public enum EventIdentity {
     /// `auto-` and 32 hex digits: a 128-bit FNV-1a hash of the event's fields.
     public static func id(of event: BeaconEvent) -> String {
+        id(device: event.device, type: event.kind.name, beacon: event.beacon, time: event.time, locale: event.locale)
+    }
+
+    /// The same for a sighting; its RSSI is part of what it says.
+    public static func id(of sighting: Sighting) -> String {
+        id(device: sighting.device, type: "sighting\u{0}" + String(sighting.rssi), beacon: sighting.beacon, time: sighting.time, locale: sighting.locale)
+    }
+
+    private static func id(device: String, type: String, beacon: BeaconID, time: Timestamp, locale: String?) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(event.device.utf8.count + 96)
-        bytes.append(contentsOf: event.device.utf8)
+        bytes.reserveCapacity(device.utf8.count + 96)
+        bytes.append(contentsOf: device.utf8)
         bytes.append(0)
-        bytes.append(contentsOf: event.kind.name.utf8)
+        bytes.append(contentsOf: type.utf8)
         bytes.append(0)
-        event.beacon.appendPid(to: &bytes)
+        beacon.appendPid(to: &bytes)
         bytes.append(0)
-        bytes.append(contentsOf: String(event.time.milliseconds).utf8)
+        bytes.append(contentsOf: String(time.milliseconds).utf8)
         bytes.append(0)
-        if let locale = event.locale {
+        if let locale {
             // `de_AT` and `de-at` name the same language, so they must not make two events.
             for byte in locale.utf8 {
                 bytes.append(byte == 0x5F ? 0x2D : (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte))

@@ -6,8 +6,15 @@ enum Reply {
     static func accepted(event id: String, records: [UInt8], into w: inout JSONWriter) {
         w.raw("{\"ok\":true,\"event\":")
         w.string(id)
-        w.raw(",\"records\":[")
-        // Records never hold a raw newline (JSON escapes it), so each `\n` ends one record.
+        w.raw(",\"records\":")
+        array(of: records, into: &w)
+        w.raw("}\n")
+    }
+
+    /// JSON lines (each ending in `\n`) as a JSON array. Records never hold a raw newline (JSON
+    /// escapes it), so each `\n` ends one record.
+    static func array(of records: [UInt8], into w: inout JSONWriter) {
+        w.raw("[")
         var first = true
         var start = 0
         for index in records.indices where records[index] == 0x0A {
@@ -16,7 +23,26 @@ enum Reply {
             first = false
             start = index + 1
         }
-        w.raw("]}\n")
+        w.raw("]")
+    }
+
+    /// `{"ok":true,"outbox":[{"seq":N,"records":[...]},...],"next":M}`: records that fired on the
+    /// clock; ask again with `"after":M` for the ones after these.
+    static func outbox(_ entries: [(seq: Int64, records: [UInt8])], after: Int64, into w: inout JSONWriter) {
+        w.raw("{\"ok\":true,\"outbox\":[")
+        var next = after
+        for (i, entry) in entries.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.raw("{\"seq\":")
+            w.integer(entry.seq)
+            w.raw(",\"records\":")
+            array(of: entry.records, into: &w)
+            w.raw("}")
+            next = entry.seq
+        }
+        w.raw("],\"next\":")
+        w.integer(next)
+        w.raw("}\n")
     }
 
     /// `{"ok":false,"line":N,"error":MESSAGE}`.

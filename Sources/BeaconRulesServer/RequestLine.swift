@@ -8,12 +8,16 @@ enum RequestLine: Sendable {
     case event(BeaconEvent, line: Int)
     /// A valid response to a delivered record (SPEC section 8).
     case response(ResponseEvent, line: Int)
+    /// A raw sighting (SPEC section 7), for the presence layer.
+    case sighting(Sighting, line: Int)
+    /// `{"type":"outbox","after":N}`: the records that fired on the clock after sequence number N.
+    case outbox(after: Int64, line: Int)
     /// A line that is not an event: answered with this message, changes nothing.
     case rejected(line: Int, message: String)
 
     var line: Int {
         switch self {
-        case .event(_, let line), .response(_, let line), .rejected(let line, _): line
+        case .event(_, let line), .response(_, let line), .sighting(_, let line), .outbox(_, let line), .rejected(let line, _): line
         }
     }
 
@@ -40,10 +44,22 @@ enum RequestLine: Sendable {
                 case .response(var response):
                     if !hasOwnID { response.id = EventIdentity.id(of: response) }
                     return .response(response, line: line)
+                case .sighting(var sighting, _):
+                    if !hasOwnID { sighting.id = EventIdentity.id(of: sighting) }
+                    return .sighting(sighting, line: line)
                 }
             } catch {
+                // Only a line that is not an event pays for this second look.
+                if let after = outboxRequest(bytes) { return .outbox(after: after, line: line) }
                 return .rejected(line: line, message: error.description)
             }
         }
+    }
+
+    /// `{"type":"outbox","after":N}` (N >= 0, default 0), or nil.
+    static func outboxRequest(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard let value = try? JSONParser.parse(bytes), value["type"]?.stringValue == "outbox" else { return nil }
+        let after = value["after"]?.integerValue ?? 0
+        return after >= 0 ? after : nil
     }
 }

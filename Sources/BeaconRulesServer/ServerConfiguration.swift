@@ -15,6 +15,16 @@ public struct ServerConfiguration: Sendable {
     public var linesInFlight: Int
     /// How records are written in replies: SPEC section 3's records, or APNs payloads.
     public var format: OutputFormat = .records
+    /// The presence layer's settings. Sightings always go through it; given enter/exit events only
+    /// with `flickerControl` (off by default here, so plain streams are answered as before).
+    public var presence: PresenceSettings = ServerConfiguration.plainPresence
+
+    /// Presence settings with flicker control off.
+    public static var plainPresence: PresenceSettings {
+        var settings = PresenceSettings()
+        settings.flickerControl = false
+        return settings
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 7700, allowRemote: Bool = false,
                 maximumLineLength: Int = 64 * 1024, linesInFlight: Int = 1024) {

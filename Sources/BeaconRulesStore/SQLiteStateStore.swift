@@ -79,6 +79,11 @@ public final class SQLiteStateStore: SuppressionStore {
             } else if version != schemaVersion {
                 throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads version \(schemaVersion)")
             }
+            // The presence layer's tables came later; they are added to files of the same version.
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS presence (id INTEGER PRIMARY KEY CHECK (id = 1), snapshot BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, records BLOB NOT NULL);
+                """)
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -187,6 +192,48 @@ public final class SQLiteStateStore: SuppressionStore {
     func limitGrowth(toPages pages: Int) throws(StoreError) {
         let current = try db.integer("PRAGMA page_count")
         try db.execute("PRAGMA max_page_count = \(current + Int64(pages))")
+    }
+
+    // MARK: - Presence (serve)
+
+    /// Keeps the presence layer's snapshot (one per file), in the open transaction.
+    public func savePresence(_ snapshot: [UInt8]) {
+        if failure != nil { return }
+        do {
+            let statement = try db.prepare("INSERT OR REPLACE INTO presence (id, snapshot) VALUES (1, ?1)")
+            defer { statement.finalize() }
+            snapshot.withUnsafeBytes { statement.bind(1, blob: $0) }
+            _ = try statement.step()
+        } catch { note(error) }
+    }
+
+    /// The presence snapshot kept by `savePresence`, if any.
+    public func loadPresence() throws(StoreError) -> [UInt8]? {
+        let statement = try db.prepare("SELECT snapshot FROM presence WHERE id = 1")
+        defer { statement.finalize() }
+        return try statement.step() ? statement.blob(0) : nil
+    }
+
+    /// Appends records that fired on the clock (no request line to answer) to the outbox, in the
+    /// open transaction.
+    public func appendOutbox(_ records: [UInt8]) {
+        if failure != nil || records.isEmpty { return }
+        do {
+            let statement = try db.prepare("INSERT INTO outbox (records) VALUES (?1)")
+            defer { statement.finalize() }
+            records.withUnsafeBytes { statement.bind(1, blob: $0) }
+            _ = try statement.step()
+        } catch { note(error) }
+    }
+
+    /// Outbox entries after sequence number `after`, oldest first: (seq, records as JSON lines).
+    public func outbox(after: Int64, limit: Int = 1000) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
+        let statement = try db.prepare("SELECT seq, records FROM outbox WHERE seq > ?1 ORDER BY seq LIMIT \(limit)")
+        defer { statement.finalize() }
+        statement.bind(1, after)
+        var rows: [(seq: Int64, records: [UInt8])] = []
+        while try statement.step() { rows.append((statement.int64(0), statement.blob(1))) }
+        return rows
     }
 
     // MARK: - Inspection

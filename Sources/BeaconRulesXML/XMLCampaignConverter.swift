@@ -114,6 +114,7 @@ struct XMLCampaignConverter {
         if let a = e.attribute("suppressionTime"), number(a) { add("suppressionTime", .number(trimmed(a.value)), a.position) }
         if let a = e.attribute("sendOnlyOnce"), let b = boolean(a) { add("sendOnlyOnce", .bool(b), a.position) }
         if let a = e.attribute("delay"), number(a) { add("delay", .number(trimmed(a.value)), a.position) }
+        if let a = e.attribute("dwell"), number(a) { add("dwell", .number(trimmed(a.value)), a.position) }
         if let a = e.attribute("deliverAt"), date(a) { add("deliverAt", .string(a.value), a.position) }
         let instant = e.attribute("instant").flatMap { boolean($0) } ?? false
         if let contentMember = self.content(content, blocks: blocks, namespace: namespace, campaign: e) {

@@ -105,7 +105,7 @@ struct Explain: ParsableCommand {
             w.raw(",\"deliverAt\":"); w.string(at.description)
         case .triggerMismatch(let trigger):
             w.raw(",\"trigger\":"); w.string(trigger.name)
-        case .beaconDoesNotMatch, .alreadySentOnce, .sharedEidFiredFirst:
+        case .beaconDoesNotMatch, .alreadySentOnce, .sharedEidFiredFirst, .waitsForDwell:
             break
         }
         w.raw(",\"message\":"); w.string(textLine(campaign, verdict, language: language).dropFirst(campaign.eid.count + 2).description)

@@ -21,6 +21,8 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
+    @OptionGroup var presenceOptions: PresenceOptions
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve` (default: in memory).", valueName: "file"))
     var stateFile: String?
 
@@ -39,6 +41,7 @@ struct Replay: ParsableCommand {
         let (campaigns, locales) = try catalog.load { warning in
             StandardError.write(ErrorLine.json(kind: "warning", source: warning.location.file, line: warning.location.line, message: warning.message))
         }
+        let settings = try presenceOptions.settings(campaigns: campaigns)
         if let stateFile {
             let store: SQLiteStateStore
             do { store = try SQLiteStateStore(path: stateFile) } catch {
@@ -46,19 +49,20 @@ struct Replay: ParsableCommand {
                 throw ExitCode(2)
             }
             defer { store.close() }
-            var engine = RulesEngine(campaigns: campaigns, locales: locales, store: store)
+            var rules = RulesEngine(campaigns: campaigns, locales: locales, store: store)
             do {
-                engine.ledger = try store.loadLedger()
-                engine.ledger.recordsChanges = true
+                rules.ledger = try store.loadLedger()
+                rules.ledger.recordsChanges = true
             } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
+            var engine = PresenceEngine(engine: rules, settings: settings)
             let outcome = replay(sources, engine: &engine, state: store)
             keepUntilExit(engine)
             try finish(outcome)
         } else {
-            var engine = RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore())
+            var engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings)
             let outcome = replay(sources, engine: &engine, state: nil)
             keepUntilExit(engine)
             try finish(outcome)
@@ -84,8 +88,10 @@ struct Replay: ParsableCommand {
     /// records are written only after its commit, as `serve` answers only what is durable. An event
     /// with its own `id` is logged with its records: seen again (in this run or a later one), it is
     /// answered from the log and changes nothing. `SOURCE:LINE` ids name a position, not an event,
-    /// so events without an `id` are not logged.
-    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout RulesEngine<Store>, state: SQLiteStateStore?) -> Outcome {
+    /// so events without an `id` are not logged. Input that goes through the presence layer
+    /// (sightings; given events under flicker control) yields records later, at event time, and
+    /// is not logged per event.
+    func replay<Store: SuppressionStore>(_ sources: [String], engine: inout PresenceEngine<Store>, state: SQLiteStateStore?) -> Outcome {
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)
         var writer = JSONWriter(capacity: Self.batchBytes + (1 << 16))
@@ -93,7 +99,7 @@ struct Replay: ParsableCommand {
         /// Commits the batch (with state), then writes its records.
         func flush() throws {
             if let state {
-                try state.saveLedger(engine.ledger.takeChanges())
+                try state.saveLedger(engine.engine.ledger.takeChanges())
                 try state.commit()
                 try state.begin()
             }
@@ -106,8 +112,25 @@ struct Replay: ParsableCommand {
             return outcome
         }
         defer { state?.rollback() }
+        let direct = !engine.settings.flickerControl
         for source in sources {
             let name = source == "-" ? "stdin" : source
+            if presenceOptions.inputFormat == .starksm64 {
+                do {
+                    try forEachRecordedSighting(source, name: name, outcome: &outcome) { sighting in
+                        try engine.add(.sighting(sighting, typeColumn: 0), into: &writer)
+                        if writer.bytes.count >= Self.batchBytes { try flush() }
+                    }
+                } catch is OutputClosed {
+                    outcome.failure = "stdout was closed; stopped"
+                    return outcome
+                } catch {
+                    outcome.failure = "cannot save the state: \(error)"
+                    return outcome
+                }
+                if outcome.failure != nil { break }
+                continue
+            }
             let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
                 outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
@@ -132,14 +155,21 @@ struct Replay: ParsableCommand {
                         }
                         let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
                         let start = writer.bytes.count
-                        if let state, !positionalID, let answered = state.answer(event: input.id) {
-                            writer.bytes.append(contentsOf: answered)
-                        } else {
-                            let unhandled = try engine.apply(input, format: format, into: &writer)
-                            if let unhandled {
-                                StandardError.write(ErrorLine.json(kind: "warning", source: name, line: number, message: "click on \"\(unhandled.actionId)\" of record \"\(unhandled.notification)\" runs action type \"\(unhandled.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
+                        switch input {
+                        case .response, .beacon where direct:
+                            // Straight to the rules (and the answer log): responses always, given
+                            // events unless flicker control holds them for the presence layer.
+                            if let state, !positionalID, let answered = state.answer(event: input.id) {
+                                writer.bytes.append(contentsOf: answered)
+                            } else {
+                                let unhandled = try engine.engine.apply(input, format: format, into: &writer)
+                                if let unhandled {
+                                    StandardError.write(ErrorLine.json(kind: "warning", source: name, line: number, message: "click on \"\(unhandled.actionId)\" of record \"\(unhandled.notification)\" runs action type \"\(unhandled.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
+                                }
+                                if let state, !positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
                             }
-                            if let state, !positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
+                        case .beacon, .sighting:
+                            if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
                         }
                         eventsInBatch += 1
                         if writer.bytes.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
@@ -162,6 +192,8 @@ struct Replay: ParsableCommand {
             if outcome.failure != nil { break }
         }
         if outcome.failure == nil {
+            // Pending exits and dwells resolve as of the last event time plus exitTimeout.
+            engine.finish(into: &writer)
             do { try flush() } catch is OutputClosed {
                 outcome.failure = "stdout was closed"
             } catch {
@@ -177,6 +209,33 @@ struct Replay: ParsableCommand {
     static let batchEvents = 16384
 
     struct OutputClosed: Error {}
+
+    /// Each sighting of a recorded scan file (`--input-format starksm64`, gzip or plain), the
+    /// scanner as the device. Bad objects are reported (with the line they start on) and skipped;
+    /// an error `body` throws for anything else (output closed, state not saved) stops the file.
+    func forEachRecordedSighting(
+        _ source: String, name: String, outcome: inout Outcome, _ body: (Sighting) throws -> Void
+    ) throws {
+        let bytes: [UInt8]
+        do { bytes = try CompressedFile.read(source) } catch {
+            outcome.failure = error.description
+            return
+        }
+        var failure: (any Error)?
+        var rejected = 0
+        func report(_ message: String, _ line: Int) {
+            rejected += 1
+            StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: message))
+        }
+        bytes.withUnsafeBufferPointer { buffer in
+            RecordedScans.forEachSighting(in: buffer, source: name, { sighting, line in
+                if failure != nil { return }
+                do { try body(sighting) } catch let error as EventError { report(error.description, line) } catch { failure = error }
+            }, rejected: { error, line in report(error.description, line) })
+        }
+        outcome.rejected += rejected
+        if let failure { throw failure }
+    }
 }
 
 /// Freeing a large campaign set and its state object by object costs a fifth of a short run, and

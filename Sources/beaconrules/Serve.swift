@@ -37,6 +37,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
+    @OptionGroup var presenceOptions: PresenceOptions
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`); default: in memory, lost at exit.", valueName: "file"))
     var stateFile: String?
 
@@ -59,11 +61,8 @@ struct Serve: AsyncParsableCommand {
         signal(SIGHUP, SIG_IGN)
         // A closed stdout (the `listening on` line) must not end the server.
         signal(SIGPIPE, SIG_IGN)
-        let configuration = {
-            var configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
-            configuration.format = format
-            return configuration
-        }()
+        var configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
+        configuration.format = format
         do { try configuration.validate() } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
@@ -76,6 +75,12 @@ struct Serve: AsyncParsableCommand {
         }
         let logger = Logger(label: "beaconrules.serve")
         let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
+        guard presenceOptions.inputFormat == .jsonl else {
+            StandardError.write("beaconrules: serve reads JSON lines only; --input-format \(presenceOptions.inputFormat.rawValue) is for replay and timeline\n")
+            throw ExitCode(2)
+        }
+        configuration.presence = try presenceOptions.settings(campaigns: campaigns)
+        let listening = configuration
         let store: SQLiteStateStore
         do {
             store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) } ?? SQLiteStateStore.inMemory()
@@ -89,7 +94,7 @@ struct Serve: AsyncParsableCommand {
             loadCatalog: { catalog.reload() }, logger: logger,
             onListening: { address in
                 // Tests and scripts read the port from here when --port is 0.
-                OutputSink(fd: 1).write(Array("listening on \(configuration.host):\(address.port ?? configuration.port)\n".utf8))
+                OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
             })
         var group = ServiceGroupConfiguration(
             services: [

@@ -14,6 +14,9 @@ public struct Campaign: Sendable {
     /// Seconds between the event and the record's `fireDate`, in milliseconds.
     public var delayMilliseconds: Int64
     public var deliverAt: Timestamp?
+    /// `dwell` in milliseconds, 0 for none: the enter side fires only once the device has stayed
+    /// this long (presence layer), never on the enter itself.
+    public var dwellMilliseconds: Int64 = 0
     public var content: CampaignContent
     /// Rides along with every event, whatever the beacon and trigger (layout `instantActions`).
     public var isInstant: Bool

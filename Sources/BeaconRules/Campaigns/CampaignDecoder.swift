@@ -160,6 +160,13 @@ public struct CampaignDecoder {
 
         let deliverAt = bound(field("deliverAt"), path: "\(prefix())deliverAt")
 
+        var dwell: Int64 = 0
+        if let m = field("dwell") {
+            if let seconds = m.value.doubleValue, seconds >= 0, seconds < 1e9 { dwell = Int64((seconds * 1000).rounded()) }
+            else { fail(m, "expected a number of seconds >= 0 (how long the device must stay), found \(m.value.compactText)") }
+            if dwell > 0 && trigger == .exit { fail(m, "dwell applies to entering; this action's trigger is exit only: use trigger 1 or 3, or remove dwell") }
+        }
+
         var content = CampaignContent()
         if let m = field("content") {
             if m.value.objectMembers != nil {
@@ -196,6 +203,7 @@ public struct CampaignDecoder {
             content: content, isInstant: instant, name: value["name"]?.stringValue, onEnter: onEnter, onExit: onExit,
             origin: SourceLocation(file: file, line: line), source: value)
         campaign.actions = actions
+        campaign.dwellMilliseconds = dwell
         return campaign
     }
 

@@ -59,6 +59,21 @@ public struct CampaignSet: Sendable {
 
     public var count: Int { campaigns.count }
 
+    /// Whether any campaign waits for a dwell (then the presence layer must track given streams).
+    public var hasDwell: Bool { rules.contains { $0.dwell > 0 } }
+
+    /// The distinct dwell lengths (ms, ascending) of the campaigns that may answer `beacon`.
+    public func dwellLengths(for beacon: BeaconID) -> [Int64] {
+        var list: [Int32] = []
+        candidates(for: beacon, into: &list)
+        var lengths: [Int64] = []
+        for index in list where rules[Int(index)].dwell > 0 && rules[Int(index)].triggerMask & 1 != 0 {
+            let dwell = rules[Int(index)].dwell
+            if !lengths.contains(dwell) { lengths.append(dwell) }
+        }
+        return lengths.sorted()
+    }
+
     /// The campaigns that may answer an event on `beacon`, in load order, without duplicates.
     public func candidates(for beacon: BeaconID, into out: inout [Int32]) {
         out.removeAll(keepingCapacity: true)

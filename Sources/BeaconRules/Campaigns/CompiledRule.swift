@@ -19,6 +19,8 @@ public struct CompiledRule: Sendable {
     /// Where this rule's timeframes start in `CampaignSet.frameBounds` (start, end pairs) and how many.
     public var framesStart: Int32
     public var framesCount: Int32
+    /// `dwell` in ms, 0 for none: the enter side answers only dwell events of exactly this length.
+    public var dwell: Int64 = 0
 
     static func bit(_ kind: EventKind) -> UInt8 { kind == .enter ? 1 : 2 }
 }
@@ -86,7 +88,8 @@ extension CampaignSet {
                 isSilent: campaign.actionType == .silent,
                 interval: interval, delay: campaign.delayMilliseconds,
                 deliverAt: campaign.deliverAt?.milliseconds ?? Int64.min,
-                framesStart: framesStart, framesCount: Int32(campaign.timeframes.count)))
+                framesStart: framesStart, framesCount: Int32(campaign.timeframes.count),
+                dwell: campaign.dwellMilliseconds))
         }
         return (rules, bounds, ids)
     }

@@ -23,6 +23,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     public var ledger = DeliveryLedger()
     /// The handlers clicks run (`respond(to:)`).
     public var actionRegistry = ActionRegistry()
+    /// The dwell length an enter is matched as (0: a plain enter). Dwell campaigns answer only
+    /// dwell events of their length; other campaigns only plain enters.
+    private var dwellMatch: Int64 = 0
 
     /// Distinct device languages whose record tails are cached; beyond this, tails are rendered per record.
     static var cachedLanguageLimit: Int { 1024 }
@@ -84,6 +87,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         for index in list {
             let rule = campaigns.rules[Int(index)]
             if rule.triggerMask & bit == 0 { continue }
+            if bit == 1 && rule.dwell != dwellMatch { continue }
             // Actions that share an eid are one campaign: the first that fires speaks for it.
             if firedSlots.contains(rule.idSlot) { continue }
             if campaigns.keepsState[Int(rule.idSlot)] {
@@ -164,6 +168,27 @@ public struct RulesEngine<Store: SuppressionStore> {
                 }
             }
         }
+    }
+
+    /// The presence layer's dwell event: `event` (kind enter, at the dwell time) matched against the
+    /// campaigns whose `dwell` is `dwellMilliseconds`, records appended to `writer`.
+    public mutating func writeDwell(_ event: BeaconEvent, dwellMilliseconds: Int64, into writer: inout JSONWriter) {
+        dwellMatch = dwellMilliseconds
+        defer { dwellMatch = 0 }
+        write(event, into: &writer)
+    }
+
+    /// `process` for a dwell event (see `writeDwell`).
+    public mutating func processDwell(_ event: BeaconEvent, dwellMilliseconds: Int64) -> [NotificationRecord] {
+        dwellMatch = dwellMilliseconds
+        defer { dwellMatch = 0 }
+        return process(event)
+    }
+
+    /// The campaigns (index in `campaigns.campaigns`) and fire dates (ms) of the last event's records,
+    /// in record order: what the presence layer needs to withdraw delayed records later.
+    public func forEachLastFiring(_ body: (_ campaign: Int, _ fireDate: Int64) -> Void) {
+        for firing in pending { body(Int(firing.index), firing.fireDate) }
     }
 
     private func renderTail(index: Int, event: BeaconEvent) -> [UInt8] {

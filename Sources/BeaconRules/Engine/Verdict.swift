@@ -11,6 +11,8 @@ public enum Verdict: Sendable, Equatable {
     /// Another action with the same eid fires for this event; actions sharing an eid are one
     /// campaign and only the first that fires sends (SPEC section 2).
     case sharedEidFiredFirst
+    /// A dwell campaign on an enter: it fires only once the device has stayed this long (ms).
+    case waitsForDwell(milliseconds: Int64)
 
     /// The reason in words, as `explain` prints it.
     public var explanation: String {
@@ -24,6 +26,7 @@ public enum Verdict: Sendable, Equatable {
         case .alreadySentOnce: "already sent once"
         case .deliverAtPassed(let at): "deliverAt has passed (\(at))"
         case .sharedEidFiredFirst: "an earlier action with the same eid fires for this event (actions sharing an eid are one campaign)"
+        case .waitsForDwell(let ms): "waits for dwell (fires once the device has stayed \(Timestamp(milliseconds: ms).durationText), not on the enter)"
         }
     }
 
@@ -38,6 +41,7 @@ public enum Verdict: Sendable, Equatable {
         case .alreadySentOnce: "alreadySentOnce"
         case .deliverAtPassed: "deliverAtPassed"
         case .sharedEidFiredFirst: "sharedEidFiredFirst"
+        case .waitsForDwell: "waitsForDwell"
         }
     }
 }
@@ -50,6 +54,7 @@ extension Campaign {
         if !isInstant {
             guard beacons.contains(where: { $0.matches(beacon) }) else { return .beaconDoesNotMatch }
             guard trigger.matches(kind) else { return .triggerMismatch(trigger) }
+            if kind == .enter && dwellMilliseconds > 0 { return .waitsForDwell(milliseconds: dwellMilliseconds) }
         }
         return verdictAfterMatch(time: time, lastFiring: lastFiring)
     }

@@ -2,12 +2,15 @@
 /// path; a line whose `type` is `response` is scanned again by the response reader (responses are
 /// rare next to events, so the second pass costs nothing that matters).
 extension EventParser {
-    /// A beacon event or a response. Other lines are rejected with the same messages as `parse`.
+    /// A beacon event, a sighting or a response. Other lines are rejected with the same messages as `parse`.
     public static func parseInput(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
         try reporting {
             do {
                 var s = JSONScanner(line)
-                return .beacon(try parseObject(&s, fallbackID: fallbackID, acceptResponses: true))
+                switch try parseObject(&s, fallbackID: fallbackID, acceptsSightings: true, acceptResponses: true) {
+                case .beacon(let event): return .beacon(event)
+                case .sighting(let sighting, let typeColumn): return .sighting(sighting, typeColumn: typeColumn)
+                }
             } catch is ResponseLine {
                 var s = JSONScanner(line)
                 return .response(try parseResponse(&s, fallbackID: fallbackID))

@@ -2,14 +2,30 @@
 /// intermediate tree), with a message per problem that names the field and what was expected.
 public enum EventParser {
     /// The field names the parser knows, as bytes.
-    @usableFromInline enum Field { case id, device, type, beacon, time, locale, other }
+    @usableFromInline enum Field { case id, device, type, beacon, time, locale, rssi, other }
 
     /// Parses `line` (no trailing newline needed; a trailing `\r` is tolerated).
     /// `fallbackID` is used when the line has no `id` (SPEC: `SOURCE:LINE`).
     public static func parse(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> BeaconEvent {
+        switch try parseLine(line, fallbackID: fallbackID, acceptsSightings: false) {
+        case .beacon(let event): return event
+        case .sighting: throw EventError("invalid line: a sighting where none is accepted")
+        }
+    }
+
+    /// Parses `line` into an enter/exit event or a raw sighting (SPEC section 7): the presence
+    /// layer's input. Enter and exit lines take the same byte-level path as `parse(line:fallbackID:)`;
+    /// responses are refused (streams that mix them in read lines with `parseInput`).
+    public static func parsePresenceInput(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputEvent {
+        try parseLine(line, fallbackID: fallbackID, acceptsSightings: true)
+    }
+
+    /// Without `acceptsSightings` a sighting is refused as soon as its `type` is read, with the
+    /// message the bare rules engine has always given.
+    static func parseLine(_ line: UnsafeBufferPointer<UInt8>, fallbackID: () -> String, acceptsSightings: Bool) throws(EventError) -> InputEvent {
         try reporting {
             var s = JSONScanner(line)
-            return try parseObject(&s, fallbackID: fallbackID)
+            return try parseObject(&s, fallbackID: fallbackID, acceptsSightings: acceptsSightings)
         }
     }
 
@@ -26,7 +42,7 @@ public enum EventParser {
 
     /// `acceptResponses`: a `"type":"response"` line throws `ResponseLine` instead of the rejection,
     /// for `parseInput` to read it as a response.
-    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String, acceptResponses: Bool = false) throws -> BeaconEvent {
+    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String, acceptsSightings: Bool, acceptResponses: Bool = false) throws -> InputEvent {
         s.skipWhitespace()
         guard s.current == 0x7B else {
             if s.current == 0x5B { throw EventError("expected one JSON object per line, found an array", column: s.column) }
@@ -40,6 +56,9 @@ public enum EventParser {
         var time: Timestamp?
         var locale: String?
         var rawType: String?
+        var rssi: Int?
+        var isSighting = false
+        var typeColumn = 0
         s.skipWhitespace()
         if s.current == 0x7D { s.position += 1 } else {
             while true {
@@ -65,9 +84,11 @@ public enum EventParser {
                     }
                     device = text
                 case .type:
+                    typeColumn = valueColumn
                     if s.current == 0x22, let known = knownType(&s) {
                         kind = known
                         rawType = nil
+                        isSighting = false
                         break
                     }
                     guard let text = try optionalText(&s, field: "type", allowNumber: false) else {
@@ -75,8 +96,9 @@ public enum EventParser {
                     }
                     rawType = text
                     switch text {
-                    case "enter": kind = .enter
-                    case "exit": kind = .exit
+                    case "enter": kind = .enter; isSighting = false
+                    case "exit": kind = .exit; isSighting = false
+                    case "sighting" where acceptsSightings: kind = nil; isSighting = true
                     case "response" where acceptResponses:
                         throw ResponseLine()
                     case "sighting", "response":
@@ -90,6 +112,8 @@ public enum EventParser {
                     time = try parseTime(&s, column: valueColumn)
                 case .locale:
                     locale = try optionalText(&s, field: "locale", allowNumber: false)
+                case .rssi:
+                    rssi = try parseRSSI(&s, column: valueColumn)
                 }
                 s.skipWhitespace()
                 if s.current == 0x2C { s.position += 1; continue }
@@ -102,11 +126,15 @@ public enum EventParser {
             throw EventError("unexpected \(s.foundDescription()) after the JSON object; expected one object per line", column: s.column)
         }
         _ = rawType
-        guard let kind else { throw EventError("missing field `type`: expected \"enter\" or \"exit\"") }
+        guard kind != nil || isSighting else { throw EventError("missing field `type`: expected \"enter\" or \"exit\"") }
         guard let device else { throw EventError("missing field `device`: expected a non-empty string") }
         guard let beacon else { throw EventError("missing field `beacon`: expected a 42-char pid or {\"uuid\", \"major\", \"minor\"}") }
         guard let time else { throw EventError("missing field `time`: expected RFC 3339 (2016-05-10T16:00:00Z) or epoch milliseconds") }
-        return BeaconEvent(id: id ?? fallbackID(), device: device, kind: kind, beacon: beacon, time: time, locale: locale)
+        if isSighting {
+            guard let rssi else { throw EventError("missing field `rssi`: a sighting needs the received signal strength in dBm, e.g. \"rssi\":-71") }
+            return .sighting(Sighting(id: id ?? fallbackID(), device: device, beacon: beacon, rssi: rssi, time: time, locale: locale), typeColumn: typeColumn)
+        }
+        return .beacon(BeaconEvent(id: id ?? fallbackID(), device: device, kind: kind!, beacon: beacon, time: time, locale: locale))
     }
 
     /// `"enter"` or `"exit"` read straight from the bytes; nil (position unchanged) for anything else.
@@ -128,6 +156,7 @@ public enum EventParser {
         case 4:
             if bytes[b] == 0x74 && bytes[b + 1] == 0x79 && bytes[b + 2] == 0x70 && bytes[b + 3] == 0x65 { return .type }
             if bytes[b] == 0x74 && bytes[b + 1] == 0x69 && bytes[b + 2] == 0x6D && bytes[b + 3] == 0x65 { return .time }
+            if matches(bytes, b, "rssi") { return .rssi }
             return .other
         case 6:
             if matches(bytes, b, "device") { return .device }
@@ -271,6 +300,20 @@ public enum EventParser {
             try s.skipValue()
             throw EventError("field `time`: expected an RFC 3339 string or epoch milliseconds, found \(valueDescription(s.bytes, start..<s.position))", column: column)
         }
+    }
+
+    /// A received signal strength: an integer (or a number, rounded) of dBm in -127...20, the range
+    /// a Bluetooth LE radio reports.
+    static func parseRSSI(_ s: inout JSONScanner, column: Int) throws -> Int {
+        let start = s.position
+        if s.current == 0x2D || (s.current.map(isDigit) ?? false) {
+            let range = try s.scanNumber()
+            let text = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)
+            if let value = Double(text), value >= -127, value <= 20 { return Int(value.rounded()) }
+        } else {
+            try s.skipValue()
+        }
+        throw EventError("field `rssi`: expected a signal strength in dBm, a number in -127...20 like -71, found \(valueDescription(s.bytes, start..<s.position))", column: column)
     }
 
     /// A value's text for messages, shortened when long.

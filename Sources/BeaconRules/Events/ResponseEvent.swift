@@ -30,8 +30,19 @@ public enum ResponseAction: String, Sendable, Equatable, CaseIterable {
     case present, click, dismiss
 }
 
-/// One line of an input stream: a beacon event or a response.
+/// One line of an input stream: a beacon event, a raw sighting (SPEC section 7) or a response (section 8).
 public enum InputLine: Sendable, Equatable {
     case beacon(BeaconEvent)
+    /// `typeColumn`: where the `type` value starts, for messages about it.
+    case sighting(Sighting, typeColumn: Int)
     case response(ResponseEvent)
+
+    /// The line as the presence layer's input, when it is one (not a response).
+    public var presenceInput: InputEvent? {
+        switch self {
+        case .beacon(let event): .beacon(event)
+        case .sighting(let sighting, let typeColumn): .sighting(sighting, typeColumn: typeColumn)
+        case .response: nil
+        }
+    }
 }

@@ -3,6 +3,7 @@ extension InputLine {
     public var id: String {
         switch self {
         case .beacon(let event): event.id
+        case .sighting(let sighting, _): sighting.id
         case .response(let response): response.id
         }
     }
@@ -44,6 +45,9 @@ extension RulesEngine {
                 writer.bytes.append(0x0A)
             }
             return outcome.unhandled.map { UnhandledClick(notification: response.notification, actionId: response.actionId ?? "default", kind: $0) }
+        case .sighting(_, let typeColumn):
+            // The bare engine has no presence layer; `PresenceEngine` takes sightings.
+            throw EventError("field `type`: \"sighting\" lines need the presence layer (replay --presence, or serve); expected \"enter\", \"exit\" or \"response\"", column: typeColumn)
         }
     }
 }

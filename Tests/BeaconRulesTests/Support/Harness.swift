@@ -42,15 +42,19 @@ enum Harness {
         replay(bytes: Array(text.utf8), source: source, engine: &engine)
     }
 
-    /// Bytes, so that fixtures with invalid UTF-8 reach the parser as they are.
+    /// Bytes, so that fixtures with invalid UTF-8 reach the parser as they are. Lines go through the
+    /// presence engine with its default for plain enter/exit input (no flicker control), as `replay` does.
     static func replay<S: SuppressionStore>(bytes text: [UInt8], source: String, engine: inout RulesEngine<S>) -> (records: String, errors: [Int: String]) {
         var writer = JSONWriter()
         var errors: [Int: String] = [:]
+        var settings = PresenceSettings()
+        settings.flickerControl = false
+        var presence = PresenceEngine(engine: engine, settings: settings)
         for (offset, line) in text.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let bytes = Array(line)
             bytes.withUnsafeBufferPointer { buffer in
                 do {
-                    try engine.replay(line: buffer, fallbackID: "\(source):\(offset + 1)", into: &writer)
+                    try presence.replay(line: buffer, fallbackID: "\(source):\(offset + 1)", into: &writer)
                 } catch let error as EventError {
                     errors[offset + 1] = error.description
                 } catch {
@@ -58,6 +62,8 @@ enum Harness {
                 }
             }
         }
+        presence.finish(into: &writer)
+        engine = presence.engine
         return (String(decoding: writer.bytes, as: UTF8.self), errors)
     }
 }

@@ -1,0 +1,36 @@
+/// A binary min-heap: the presence layer's timers and its reorder buffer.
+struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
+    private(set) var items: [Element] = []
+
+    var isEmpty: Bool { items.isEmpty }
+    var count: Int { items.count }
+    var min: Element? { items.first }
+
+    mutating func push(_ element: Element) {
+        items.append(element)
+        var i = items.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard items[i] < items[parent] else { break }
+            items.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func pop() -> Element? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var smallest = i
+            if l < items.count && items[l] < items[smallest] { smallest = l }
+            if r < items.count && items[r] < items[smallest] { smallest = r }
+            if smallest == i { break }
+            items.swapAt(i, smallest)
+            i = smallest
+        }
+        return top
+    }
+}

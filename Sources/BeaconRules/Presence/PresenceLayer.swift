@@ -1,0 +1,231 @@
+/// A device at a beacon: what presence is tracked per.
+public struct PresenceKey: Sendable, Hashable {
+    public var device: String
+    public var beacon: BeaconID
+    public init(device: String, beacon: BeaconID) {
+        self.device = device
+        self.beacon = beacon
+    }
+}
+
+/// What the presence layer hands on to matching, in event-time order.
+public enum PresenceOutput: Sendable, Equatable {
+    /// A stay started (given enter, or derived from sightings).
+    case enter(BeaconEvent)
+    /// A stay ended: `event.time` is the confirmed exit time; the device was last there at `departedAt`.
+    case exit(BeaconEvent, departedAt: Timestamp)
+    /// The device has stayed `dwellMilliseconds` (an enter-kind event at the dwell time).
+    case dwell(BeaconEvent, dwellMilliseconds: Int64)
+}
+
+/// Why an input was not used by the presence layer.
+public struct PresenceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The presence layer: orders input by event time (within `maxLateness`), runs one
+/// `PresenceTracker` per (device, beacon), and fires exit timeouts and dwells as event time passes.
+/// No I/O and no clock of its own: time is what the input says (`advance(to:)` moves it on a server).
+public struct PresenceLayer: Sendable {
+    public let settings: PresenceSettings
+    var campaigns: CampaignSet
+    var keyIndex: [PresenceKey: Int] = [:]
+    public internal(set) var keys: [PresenceKey] = []
+    public internal(set) var trackers: [PresenceTracker] = []
+    /// The earliest outstanding timer per key (`Int64.max`: none), so sightings do not pile timers up.
+    var scheduledAt: [Int64] = []
+    var timers = MinHeap<Timer>()
+    var buffer = MinHeap<Buffered>()
+    var sequence = 0
+    /// The newest event time accepted, and the time processing has reached.
+    public internal(set) var newestTime = Int64.min
+    public internal(set) var clock = Int64.min
+    var dwellLengths: [BeaconID: [Int64]] = [:]
+    private var changes: [PresenceTracker.Change] = []
+    /// Outputs not yet taken by the caller (`take()`).
+    public private(set) var outputs: [PresenceOutput] = []
+
+    struct Timer: Comparable, Sendable {
+        var due: Int64
+        var key: Int
+        static func < (a: Timer, b: Timer) -> Bool { (a.due, a.key) < (b.due, b.key) }
+    }
+
+    struct Buffered: Comparable, Sendable {
+        var time: Int64
+        var sequence: Int
+        var input: InputEvent
+        static func < (a: Buffered, b: Buffered) -> Bool { (a.time, a.sequence) < (b.time, b.sequence) }
+        static func == (a: Buffered, b: Buffered) -> Bool { a.time == b.time && a.sequence == b.sequence }
+    }
+
+    public init(settings: PresenceSettings, campaigns: CampaignSet) {
+        self.settings = settings
+        self.campaigns = campaigns
+    }
+
+    /// Events older than this are too late to be used: things at their time are already decided.
+    public var watermark: Int64 {
+        newestTime == Int64.min ? Int64.min : newestTime &- settings.maxLatenessMilliseconds
+    }
+
+    /// Takes an input. It is held until the watermark passes its time, so input up to `maxLateness`
+    /// out of order is processed in time order; older input is refused with a message saying so.
+    public mutating func add(_ input: InputEvent) throws(PresenceError) {
+        let t = input.time.milliseconds
+        if t < watermark {
+            throw PresenceError("event time \(input.time) is \(Timestamp(milliseconds: newestTime - t).durationText) before the newest event time \(Timestamp(milliseconds: newestTime)), more than the allowed lateness of \(Timestamp(milliseconds: settings.maxLatenessMilliseconds).durationText); sort the input by time or raise --max-lateness")
+        }
+        newestTime = Swift.max(newestTime, t)
+        buffer.push(Buffered(time: t, sequence: sequence, input: input))
+        sequence += 1
+        release(upTo: watermark)
+    }
+
+    /// End of input: everything buffered is processed, then pending exits (and dwells before them)
+    /// are resolved as of the last event time plus `exitTimeout`.
+    public mutating func finish() {
+        release(upTo: Int64.max)
+        guard newestTime != Int64.min else { return }
+        fireTimers(through: newestTime &+ settings.exitTimeoutMilliseconds)
+    }
+
+    /// Moves time on without input (a server's wall clock): buffered input up to `time` is processed
+    /// and timers due by then fire.
+    public mutating func advance(to time: Int64) {
+        newestTime = Swift.max(newestTime, time)
+        release(upTo: watermark)
+        fireTimers(through: watermark)
+    }
+
+    /// The outputs produced so far, in order; the layer forgets them.
+    public mutating func take() -> [PresenceOutput] {
+        defer { outputs.removeAll(keepingCapacity: true) }
+        return outputs
+    }
+
+    private mutating func release(upTo limit: Int64) {
+        while let next = buffer.min, next.time <= limit {
+            _ = buffer.pop()
+            process(next.input)
+        }
+    }
+
+    /// Timers due strictly before `time` fire first, so an event at exactly a timeout still counts
+    /// (a re-enter at exit + exitTimeout continues the stay).
+    private mutating func fireTimers(before time: Int64) {
+        guard time != Int64.min else { return }
+        fireTimers(through: time - 1)
+    }
+
+    private mutating func fireTimers(through time: Int64) {
+        while let timer = timers.min, timer.due <= time {
+            _ = timers.pop()
+            if scheduledAt[timer.key] == timer.due { scheduledAt[timer.key] = Int64.max }
+            clock = Swift.max(clock, timer.due)
+            resolve(timer.key, clock: timer.due)
+        }
+        clock = Swift.max(clock, time)
+    }
+
+    private mutating func process(_ input: InputEvent) {
+        let t = input.time.milliseconds
+        fireTimers(before: t)
+        clock = Swift.max(clock, t)
+        let key: PresenceKey
+        switch input {
+        case .beacon(let e): key = PresenceKey(device: e.device, beacon: e.beacon)
+        case .sighting(let s, _): key = PresenceKey(device: s.device, beacon: s.beacon)
+        }
+        let index = slot(for: key)
+        let change: PresenceTracker.Change?
+        switch input {
+        case .beacon(let e): change = trackers[index].given(e)
+        case .sighting(let s, _): change = trackers[index].sighting(s, settings: settings)
+        }
+        if let change {
+            if case .enter = change { trackers[index].scheduleDwells(dwells(for: key.beacon)) }
+            emit(change, key: index)
+        }
+        resolve(index, clock: t)
+    }
+
+    private mutating func resolve(_ index: Int, clock: Int64) {
+        changes.removeAll(keepingCapacity: true)
+        trackers[index].resolve(clock: clock, exitTimeout: settings.exitTimeoutMilliseconds, into: &changes)
+        for change in changes { emit(change, key: index) }
+        if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds), due < scheduledAt[index] {
+            scheduledAt[index] = due
+            timers.push(Timer(due: due, key: index))
+        }
+    }
+
+    private mutating func emit(_ change: PresenceTracker.Change, key index: Int) {
+        let key = keys[index]
+        let locale = trackers[index].locale
+        switch change {
+        case .enter(let id, let time):
+            outputs.append(.enter(BeaconEvent(id: id, device: key.device, kind: .enter, beacon: key.beacon, time: Timestamp(milliseconds: time), locale: locale)))
+        case .exit(let id, let time, let departedAt):
+            outputs.append(.exit(BeaconEvent(id: id, device: key.device, kind: .exit, beacon: key.beacon, time: Timestamp(milliseconds: time), locale: locale), departedAt: Timestamp(milliseconds: departedAt)))
+        case .dwell(let id, let time, let dwell):
+            outputs.append(.dwell(BeaconEvent(id: id, device: key.device, kind: .enter, beacon: key.beacon, time: Timestamp(milliseconds: time), locale: locale), dwellMilliseconds: dwell))
+        }
+    }
+
+    private mutating func slot(for key: PresenceKey) -> Int {
+        if let index = keyIndex[key] { return index }
+        let index = keys.count
+        keyIndex[key] = index
+        keys.append(key)
+        trackers.append(PresenceTracker(settings: settings))
+        scheduledAt.append(Int64.max)
+        return index
+    }
+
+    private mutating func dwells(for beacon: BeaconID) -> [Int64] {
+        if let known = dwellLengths[beacon] { return known }
+        let lengths = campaigns.dwellLengths(for: beacon)
+        dwellLengths[beacon] = lengths
+        return lengths
+    }
+
+    /// Swaps in a new campaign set (a reload): open stays go on; dwells already scheduled keep their lengths.
+    public mutating func replaceCampaigns(_ campaigns: CampaignSet) {
+        self.campaigns = campaigns
+        dwellLengths = [:]
+    }
+
+    /// Rebuilds the timers from the trackers (after a restore).
+    mutating func rebuildTimers() {
+        timers = MinHeap<Timer>()
+        scheduledAt = Array(repeating: Int64.max, count: trackers.count)
+        for index in trackers.indices {
+            if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds) {
+                scheduledAt[index] = due
+                timers.push(Timer(due: due, key: index))
+            }
+        }
+    }
+
+    /// Whether anything is pending: an open stay, or buffered input.
+    public var isIdle: Bool { buffer.isEmpty && !trackers.contains { $0.isInside } }
+
+    /// The tracker of `key`, if it was ever seen.
+    public func tracker(_ key: PresenceKey) -> PresenceTracker? {
+        keyIndex[key].map { trackers[$0] }
+    }
+}
+
+extension Timestamp {
+    /// A duration in milliseconds as short text: `30 s`, `1.5 s`, `2 min 5 s`.
+    var durationText: String {
+        let ms = milliseconds
+        if ms % 1000 != 0 { return "\(Double(ms) / 1000) s" }
+        let s = ms / 1000
+        if s >= 60 { return s % 60 == 0 ? "\(s / 60) min" : "\(s / 60) min \(s % 60) s" }
+        return "\(s) s"
+    }
+}

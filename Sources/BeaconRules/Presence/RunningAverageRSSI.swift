@@ -1,0 +1,53 @@
+/// The RSSI filter: a running average over a time window with the top and bottom tenth of the
+/// readings dropped, as AltBeacon's `RunningAverageRssiFilter` does.
+///
+/// Why this and not an ARMA filter: an ARMA filter's coefficient acts per sample, so its time
+/// constant depends on how often the beacon is heard, and scanners report anything from 10 Hz to one
+/// reading every few seconds with drop-outs. A window over time means the same thing at any rate,
+/// forgets stale readings by construction, and the trimmed mean ignores the single 10-20 dB swings
+/// the recorded traces are full of.
+public struct RunningAverageRSSI: Sendable, Equatable {
+    /// (time ms, dBm) in arrival order; the front is dropped as it leaves the window.
+    var samples: [(time: Int64, rssi: Int)] = []
+    var head = 0
+    public let windowMilliseconds: Int64
+
+    public init(windowMilliseconds: Int64) { self.windowMilliseconds = windowMilliseconds }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.windowMilliseconds == b.windowMilliseconds && a.count == b.count && a.value == b.value
+    }
+
+    /// Readings in the window.
+    public var count: Int { samples.count - head }
+
+    /// Adds a reading at `time` (non-decreasing: the presence layer orders its input first).
+    public mutating func add(rssi: Int, at time: Int64) {
+        samples.append((time, rssi))
+        while head < samples.count - 1 && samples[head].time < time - windowMilliseconds { head += 1 }
+        // Compact now and then so memory follows the window, not the stream.
+        if head > 64 && head * 2 > samples.count {
+            samples.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// The smoothed RSSI in dBm, nil before any reading.
+    public var value: Double? {
+        let n = count
+        guard n > 0 else { return nil }
+        if n < 3 {
+            var sum = 0
+            for i in head..<samples.count { sum += samples[i].rssi }
+            return Double(sum) / Double(n)
+        }
+        var values: [Int] = []
+        values.reserveCapacity(n)
+        for i in head..<samples.count { values.append(samples[i].rssi) }
+        values.sort()
+        let trim = n / 10
+        var sum = 0
+        for v in values[trim..<(n - trim)] { sum += v }
+        return Double(sum) / Double(n - 2 * trim)
+    }
+}

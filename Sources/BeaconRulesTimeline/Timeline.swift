@@ -1,0 +1,89 @@
+public import BeaconRules
+
+/// A picture of presence: one row per (device, beacon) with its stays as bars, the raw sightings
+/// as ticks, and the records marked at their fireDate. Built from what the presence engine did.
+public struct Timeline: Sendable {
+    /// One (device, beacon).
+    public struct Row: Sendable {
+        public var device: String
+        public var beacon: BeaconID
+        public var stays: [Stay] = []
+        /// Times (ms) of raw sightings, to show the flicker the stays were made from.
+        public var sightings: [Int64] = []
+        public var marks: [Mark] = []
+    }
+
+    /// A stay from its enter to the device's last presence; `confirmedAt` is when the exit was
+    /// confirmed. A stay still open at the end of the input has `end` and `confirmedAt` `Int64.max`.
+    public struct Stay: Sendable {
+        public var start: Int64
+        public var end: Int64
+        public var confirmedAt: Int64
+    }
+
+    /// A record at its fireDate.
+    public struct Mark: Sendable {
+        public enum Kind: Sendable { case notification, silent, withdrawn }
+        public var time: Int64
+        public var campaign: String
+        public var trigger: String
+        public var kind: Kind
+    }
+
+    public var title: String
+    public private(set) var rows: [Row] = []
+    private var rowIndex: [PresenceKey: Int] = [:]
+
+    public init(title: String) { self.title = title }
+
+    private mutating func row(_ key: PresenceKey) -> Int {
+        if let i = rowIndex[key] { return i }
+        rowIndex[key] = rows.count
+        rows.append(Row(device: key.device, beacon: key.beacon))
+        return rows.count - 1
+    }
+
+    /// Adds a raw sighting tick.
+    public mutating func addSighting(_ s: Sighting) {
+        rows[row(PresenceKey(device: s.device, beacon: s.beacon))].sightings.append(s.time.milliseconds)
+    }
+
+    /// Adds the presence engine's log: enters open stays, exits close them.
+    public mutating func addPresence(_ outputs: [PresenceOutput]) {
+        var open: [PresenceKey: Int64] = [:]
+        for output in outputs {
+            switch output {
+            case .enter(let e):
+                open[PresenceKey(device: e.device, beacon: e.beacon)] = e.time.milliseconds
+            case .exit(let e, let departedAt):
+                let key = PresenceKey(device: e.device, beacon: e.beacon)
+                let start = open.removeValue(forKey: key) ?? departedAt.milliseconds
+                rows[row(key)].stays.append(Stay(start: start, end: departedAt.milliseconds, confirmedAt: e.time.milliseconds))
+            case .dwell: break
+            }
+        }
+        for (key, start) in open { rows[row(key)].stays.append(Stay(start: start, end: Int64.max, confirmedAt: Int64.max)) }
+    }
+
+    /// Adds a record or withdrawal line as written by `replay` (`kind`, `campaign`, `device`, `beacon`, `fireDate`, `trigger`).
+    public mutating func addRecord(_ record: JSONValue) {
+        guard let device = record["device"]?.stringValue, let pid = record["beacon"]?.stringValue,
+              let beacon = BeaconID(pid: pid), let date = record["fireDate"]?.stringValue,
+              case .time(let t, _) = Timestamp.parseRFC3339(date) else { return }
+        let kind: Mark.Kind
+        switch record["kind"]?.stringValue {
+        case "silent": kind = .silent
+        case "withdrawn": kind = .withdrawn
+        default: kind = .notification
+        }
+        let mark = Mark(time: t.milliseconds, campaign: record["campaign"]?.stringValue ?? "?", trigger: record["trigger"]?.stringValue ?? "", kind: kind)
+        rows[row(PresenceKey(device: device, beacon: beacon))].marks.append(mark)
+    }
+
+    /// Rows sorted by device, then beacon, so a device's beacons sit together.
+    public mutating func sortRows() {
+        rows.sort { ($0.device, $0.beacon.description) < ($1.device, $1.beacon.description) }
+        rowIndex = [:]
+        for (i, r) in rows.enumerated() { rowIndex[PresenceKey(device: r.device, beacon: r.beacon)] = i }
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import BeaconRules
+import Foundation
+
+/// The input formats `replay` and `timeline` read.
+enum InputFormat: String, ExpressibleByArgument, CaseIterable {
+    /// SPEC section 1 and 7: one JSON object per line.
+    case jsonl
+    /// Recorded iBeacon scans (../shared/traces/starksm64): back-to-back JSON objects, gzip or not.
+    case starksm64
+}
+
+/// The presence layer's options, shared by `replay` and `timeline`.
+struct PresenceOptions: ParsableArguments {
+    @Option(name: .customLong("input-format"), help: ArgumentHelp("jsonl (events, one JSON object per line) or starksm64 (recorded scans, gzip or plain; the scanner is the device).", valueName: "format"))
+    var inputFormat: InputFormat = .jsonl
+
+    @Flag(name: .customLong("presence"), help: "Flicker control for given enter/exit events: exits held until confirmed, re-enters within the exit timeout are one stay. On by default with sightings input, --presence-settings, or campaigns that use dwell.")
+    var presence = false
+
+    @Option(name: .customLong("presence-settings"), help: ArgumentHelp("A JSON file of presence settings (docs/presence.md).", valueName: "file"))
+    var settingsFile: String?
+
+    @Option(name: .customLong("exit-timeout"), help: ArgumentHelp("Seconds without a qualifying sighting (or re-enter) that confirm an exit (default 30).", valueName: "seconds"))
+    var exitTimeout: Double?
+
+    @Option(name: .customLong("max-lateness"), help: ArgumentHelp("Seconds an event may arrive behind the newest event time and still be used (default 5).", valueName: "seconds"))
+    var maxLateness: Double?
+
+    /// The settings for this run, or exit 2 naming the file and what was wrong.
+    func settings(campaigns: CampaignSet) throws -> PresenceSettings {
+        var settings = PresenceSettings()
+        if let settingsFile {
+            guard let data = FileManager.default.contents(atPath: settingsFile) else {
+                StandardError.write("beaconrules: \(settingsFile): cannot read the presence settings file\n")
+                throw ExitCode(2)
+            }
+            do {
+                settings = try PresenceSettings(json: try JSONParser.parse([UInt8](data)), file: settingsFile)
+            } catch let error as JSONSyntaxError {
+                StandardError.write("beaconrules: \(settingsFile):\(error.line):\(error.column): error: \(error.message)\n")
+                throw ExitCode(2)
+            } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
+        } else {
+            settings.flickerControl = presence || inputFormat == .starksm64 || campaigns.hasDwell
+        }
+        if presence { settings.flickerControl = true }
+        if let exitTimeout {
+            guard exitTimeout >= 1, exitTimeout < 1e9 else { throw ValidationError("--exit-timeout: expected seconds >= 1, found \(exitTimeout)") }
+            settings.exitTimeoutMilliseconds = Int64((exitTimeout * 1000).rounded())
+        }
+        if let maxLateness {
+            guard maxLateness >= 0, maxLateness < 1e9 else { throw ValidationError("--max-lateness: expected seconds >= 0, found \(maxLateness)") }
+            settings.maxLatenessMilliseconds = Int64((maxLateness * 1000).rounded())
+        }
+        return settings
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import BeaconRules
+import BeaconRulesTimeline
+import Foundation
+
+/// `beaconrules timeline TRACE... -o timeline.svg`: presence per device and beacon as bars, with
+/// the records marked, drawn from a replay of the trace through the presence layer.
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Draw presence per device and beacon (bars) with the notifications marked, as SVG.",
+        discussion: "Replays the trace exactly as `replay` does (same options), then draws what happened."
+    )
+
+    @Argument(help: ArgumentHelp("Trace files (events or recorded scans); `-` reads stdin.", valueName: "trace"))
+    var traces: [String]
+
+    @OptionGroup var catalog: CatalogOptions
+
+    @OptionGroup var presenceOptions: PresenceOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the SVG.", valueName: "file"))
+    var output: String = "timeline.svg"
+
+    func run() throws {
+        let (campaigns, locales) = try catalog.load { _ in }
+        let settings = try presenceOptions.settings(campaigns: campaigns)
+        var engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings)
+        engine.keepsLog = true
+        var timeline = Timeline(title: traces.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))
+        var writer = JSONWriter(capacity: 1 << 16)
+        var rejected = 0
+        func report(_ name: String, _ line: Int, _ error: any Error) {
+            rejected += 1
+            StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: "\(error)"))
+        }
+        for source in traces {
+            let name = source == "-" ? "stdin" : source
+            let bytes: [UInt8]
+            do { bytes = try CompressedFile.read(source) } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
+            bytes.withUnsafeBufferPointer { buffer in
+                switch presenceOptions.inputFormat {
+                case .starksm64:
+                    RecordedScans.forEachSighting(in: buffer, source: name, { s, line in
+                        timeline.addSighting(s)
+                        do { try engine.add(.sighting(s, typeColumn: 0), into: &writer) } catch { report(name, line, error) }
+                    }, rejected: { error, line in report(name, line, error) })
+                case .jsonl:
+                    var number = 0
+                    for line in buffer.split(separator: 0x0A, omittingEmptySubsequences: false) {
+                        number += 1
+                        let slice = UnsafeBufferPointer(rebasing: line)
+                        if EventParser.isBlank(slice) { continue }
+                        do {
+                            let input = try EventParser.parsePresenceInput(line: slice, fallbackID: "\(name):\(number)")
+                            if case .sighting(let s, _) = input { timeline.addSighting(s) }
+                            try engine.add(input, into: &writer)
+                        } catch { report(name, number, error) }
+                    }
+                }
+            }
+        }
+        engine.finish(into: &writer)
+        timeline.addPresence(engine.log)
+        for line in writer.bytes.split(separator: 0x0A) {
+            if let record = try? JSONParser.parse(Array(line)) { timeline.addRecord(record) }
+        }
+        timeline.sortRows()
+        let svg = timeline.svg()
+        guard FileManager.default.createFile(atPath: output, contents: Data(svg.utf8)) else {
+            StandardError.write("beaconrules: \(output): cannot write the picture\n")
+            throw ExitCode(1)
+        }
+        let stays = timeline.rows.reduce(0) { $0 + $1.stays.count }
+        let marks = timeline.rows.reduce(0) { $0 + $1.marks.count }
+        StandardError.write("timeline: \(timeline.rows.count) rows, \(stays) stays, \(marks) records -> \(output)\n")
+        if rejected > 0 { throw ExitCode(1) }
+    }
+}
