@@ -75,7 +75,7 @@ struct Bench: ParsableCommand {
         print("| the same on CPU time (user + sys, best run) | replay \(Report.rate(Double(events) / replayCPU)) events/s, `wc -l` \(Report.rate(Double(events) / max(wcCPU, 1e-3))) lines/s, 1 : \(String(format: "%.1f", replayCPU / max(wcCPU, 1e-3))) |")
         print("| records | \(records) (\(String(format: "%.2f", Double(records) / Double(max(1, events)))) per event), \(Report.rate(Double(records) / replay.seconds)) records/s, \(String(format: "%.0f", Double(recordBytes) / replay.seconds / 1e6)) MB/s out |")
         print("| peak RSS, whole trace / a tenth of it | \(replay.maxRSSKiB / 1024) MiB / \(small.maxRSSKiB / 1024) MiB |")
-        print("| loading \(loadCampaigns) campaigns from 10 files (read, parse, decode, index) | \(String(format: "%.3f", load.seconds)) s (\(String(format: "%.1f", load.megabytes)) MB of JSON) |")
+        print("| loading \(loadCampaigns) campaigns from 10 files (read, parse, decode, index) | \(String(format: "%.3f", load.seconds)) s (\(String(format: "%.1f", load.megabytes)) MB of JSON; read, parse and decode \(String(format: "%.3f", load.decode)) s, index \(String(format: "%.3f", load.seconds - load.decode)) s) |")
         print("| suppression state per (device, campaign) entry | \(String(format: "%.1f", state)) bytes (1,000,000 entries) |")
     }
 }

@@ -33,7 +33,7 @@ enum Workspace {
 
     /// Reads, parses, decodes and indexes `spec.campaigns` campaigns in-process, from ten files as a
     /// campaign set is usually kept (by venue or team): the files are read on all cores.
-    static func measureLoad(spec: WorkloadSpec, folder: String) throws -> (seconds: Double, megabytes: Double) {
+    static func measureLoad(spec: WorkloadSpec, folder: String) throws -> (seconds: Double, decode: Double, megabytes: Double) {
         let path = folder + "/load-\(spec.campaigns)"
         var size = 0.0
         if !FileManager.default.fileExists(atPath: path) {
@@ -48,16 +48,17 @@ enum Workspace {
         for file in try FileManager.default.contentsOfDirectory(atPath: path) {
             size += Double((try FileManager.default.attributesOfItem(atPath: path + "/" + file)[.size] as? Int) ?? 0)
         }
-        var best = Double.infinity
+        var best = (seconds: Double.infinity, decode: 0.0)
         for _ in 0..<3 {
             let start = DispatchTime.now().uptimeNanoseconds
             let catalog = CampaignFileReader().load(paths: [path])
+            let decoded = DispatchTime.now().uptimeNanoseconds
             let set = CampaignSet(catalog.campaigns)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             precondition(catalog.errors.isEmpty && set.count == spec.campaigns, "the load workload must load")
-            best = min(best, seconds)
+            if seconds < best.seconds { best = (seconds, Double(decoded - start) / 1e9) }
         }
-        return (best, size / 1e6)
+        return (best.seconds, best.decode, size / 1e6)
     }
 
     /// The first `lines` lines of `path`, streamed so that this process stays small.

@@ -24,18 +24,21 @@ public struct CampaignSet: Sendable {
 
     public init(_ campaigns: [Campaign]) {
         self.campaigns = campaigns
-        var byBeacon: [BeaconID: [Int32]] = [:]
+        // Sized up front: growing a table of 100,000s of beacons rehashes every entry several times.
+        var byBeacon = [BeaconID: [Int32]](minimumCapacity: campaigns.count * 2)
         var byUUID: [ProximityUUID: [Int32]] = [:]
         var instant: [Int32] = []
-        for (i, campaign) in campaigns.enumerated() {
+        // Fields are read in place (`campaigns[i].x`): binding each `Campaign` to a local would copy
+        // it, retaining every string and array it holds, 100,000s of times.
+        for i in campaigns.indices {
             let index = Int32(i)
-            if campaign.isInstant { instant.append(index); continue }
-            for pattern in campaign.beacons {
+            if campaigns[i].isInstant { instant.append(index); continue }
+            for pattern in campaigns[i].beacons {
                 switch pattern {
                 case .exact(let id):
-                    if byBeacon[id]?.last != index { byBeacon[id, default: []].append(index) }
+                    byBeacon[id, default: []].appendUnlessLast(index)
                 case .proximityUUID(let uuid):
-                    if byUUID[uuid]?.last != index { byUUID[uuid, default: []].append(index) }
+                    byUUID[uuid, default: []].appendUnlessLast(index)
                 case .geofence: break
                 }
             }
@@ -46,8 +49,8 @@ public struct CampaignSet: Sendable {
         (rules, frameBounds, campaignIDs) = Self.compile(campaigns)
         var eids = JSONWriter(capacity: campaigns.count * 34)
         var offsets = [0]
-        for campaign in campaigns {
-            eids.escapedContents(campaign.eid)
+        for i in campaigns.indices {
+            eids.escapedContents(campaigns[i].eid)
             offsets.append(eids.bytes.count)
         }
         eidBytes = eids.bytes
@@ -89,5 +92,12 @@ public struct CampaignSet: Sendable {
             defer { last = index }
             return index == last
         }
+    }
+}
+
+extension Array where Element == Int32 {
+    /// A campaign that lists a beacon twice is indexed under it once.
+    mutating func appendUnlessLast(_ index: Int32) {
+        if last != index { append(index) }
     }
 }
