@@ -54,51 +54,36 @@ extension EventParser {
         var action: ResponseAction?
         var actionId: String?
         var time: Timestamp?
-        s.skipWhitespace()
-        if s.current == 0x7D { s.position += 1 } else {
-            while true {
-                s.skipWhitespace()
-                guard s.current == 0x22 else {
-                    throw EventError("invalid JSON: expected a field name in quotes, found \(s.foundDescription())", column: s.column)
+        try forEachField(&s) { s, keyRange, keyEscaped in
+            let key = try s.decodeString(keyRange, escaped: keyEscaped)
+            let column = s.column
+            switch key {
+            case "id":
+                id = try optionalText(&s, field: "id", allowNumber: true)
+                if id?.isEmpty == true { throw EventError("field `id`: expected a non-empty string", column: column) }
+            case "device":
+                guard let text = try optionalText(&s, field: "device", allowNumber: false), !text.isEmpty else {
+                    throw EventError("field `device`: expected a non-empty string (the device that responded)", column: column)
                 }
-                let (keyRange, keyEscaped) = try s.scanString()
-                let key = try s.decodeString(keyRange, escaped: keyEscaped)
-                s.skipWhitespace()
-                try s.expect(0x3A, "`:` after a field name")
-                s.skipWhitespace()
-                let column = s.column
-                switch key {
-                case "id":
-                    id = try optionalText(&s, field: "id", allowNumber: true)
-                    if id?.isEmpty == true { throw EventError("field `id`: expected a non-empty string", column: column) }
-                case "device":
-                    guard let text = try optionalText(&s, field: "device", allowNumber: false), !text.isEmpty else {
-                        throw EventError("field `device`: expected a non-empty string (the device that responded)", column: column)
-                    }
-                    device = text
-                case "notification":
-                    guard let text = try optionalText(&s, field: "notification", allowNumber: false), !text.isEmpty else {
-                        throw EventError("field `notification`: expected the record id the response is about (CAMPAIGN:DEVICE:EVENT)", column: column)
-                    }
-                    notification = text
-                case "action":
-                    let text = try optionalText(&s, field: "action", allowNumber: false)
-                    guard let text, let parsed = ResponseAction(rawValue: text) else {
-                        throw EventError("field `action`: expected \"present\", \"click\" or \"dismiss\", found \(text.map { "\"\($0)\"" } ?? "null")", column: column)
-                    }
-                    action = parsed
-                case "actionId":
-                    actionId = try optionalText(&s, field: "actionId", allowNumber: false)
-                    if actionId?.isEmpty == true { throw EventError("field `actionId`: expected a button id (\"ok\", \"cancel\", ...) or no field for a tap on the notification", column: column) }
-                case "time":
-                    time = try parseTime(&s, column: column)
-                default:
-                    try s.skipValue()
+                device = text
+            case "notification":
+                guard let text = try optionalText(&s, field: "notification", allowNumber: false), !text.isEmpty else {
+                    throw EventError("field `notification`: expected the record id the response is about (CAMPAIGN:DEVICE:EVENT)", column: column)
                 }
-                s.skipWhitespace()
-                if s.current == 0x2C { s.position += 1; continue }
-                if s.current == 0x7D { s.position += 1; break }
-                throw EventError("invalid JSON: expected `,` or `}` after a field, found \(s.foundDescription())", column: s.column)
+                notification = text
+            case "action":
+                let text = try optionalText(&s, field: "action", allowNumber: false)
+                guard let text, let parsed = ResponseAction(rawValue: text) else {
+                    throw EventError("field `action`: expected \"present\", \"click\" or \"dismiss\", found \(text.map { "\"\($0)\"" } ?? "null")", column: column)
+                }
+                action = parsed
+            case "actionId":
+                actionId = try optionalText(&s, field: "actionId", allowNumber: false)
+                if actionId?.isEmpty == true { throw EventError("field `actionId`: expected a button id (\"ok\", \"cancel\", ...) or no field for a tap on the notification", column: column) }
+            case "time":
+                time = try parseTime(&s, column: column)
+            default:
+                try s.skipValue()
             }
         }
         guard let device else { throw EventError("missing field `device`: expected a non-empty string") }

@@ -59,66 +59,51 @@ public enum EventParser {
         var rssi: Int?
         var isSighting = false
         var typeColumn = 0
-        s.skipWhitespace()
-        if s.current == 0x7D { s.position += 1 } else {
-            while true {
-                s.skipWhitespace()
-                guard s.current == 0x22 else {
-                    throw EventError("invalid JSON: expected a field name in quotes, found \(s.foundDescription())", column: s.column)
+        try forEachField(&s) { s, keyRange, keyEscaped in
+            let field = keyEscaped ? classify(Array(try s.decodeString(keyRange, escaped: true).utf8)) : classify(s.bytes, keyRange)
+            let valueColumn = s.column
+            switch field {
+            case .other:
+                try s.skipValue()
+            case .id:
+                id = try optionalText(&s, field: "id", allowNumber: true)
+                if id?.isEmpty == true { throw EventError("field `id`: expected a non-empty string", column: valueColumn) }
+            case .device:
+                guard let text = try optionalText(&s, field: "device", allowNumber: false), !text.isEmpty else {
+                    throw EventError("field `device`: expected a non-empty string (the device to notify)", column: valueColumn)
                 }
-                let (keyRange, keyEscaped) = try s.scanString()
-                let field = keyEscaped ? classify(Array(try s.decodeString(keyRange, escaped: true).utf8)) : classify(s.bytes, keyRange)
-                s.skipWhitespace()
-                try s.expect(0x3A, "`:` after a field name")
-                s.skipWhitespace()
-                let valueColumn = s.column
-                switch field {
-                case .other:
-                    try s.skipValue()
-                case .id:
-                    id = try optionalText(&s, field: "id", allowNumber: true)
-                    if id?.isEmpty == true { throw EventError("field `id`: expected a non-empty string", column: valueColumn) }
-                case .device:
-                    guard let text = try optionalText(&s, field: "device", allowNumber: false), !text.isEmpty else {
-                        throw EventError("field `device`: expected a non-empty string (the device to notify)", column: valueColumn)
-                    }
-                    device = text
-                case .type:
-                    typeColumn = valueColumn
-                    if s.current == 0x22, let known = knownType(&s) {
-                        kind = known
-                        rawType = nil
-                        isSighting = false
-                        break
-                    }
-                    guard let text = try optionalText(&s, field: "type", allowNumber: false) else {
-                        throw EventError("field `type`: expected \"enter\" or \"exit\", found null", column: valueColumn)
-                    }
-                    rawType = text
-                    switch text {
-                    case "enter": kind = .enter; isSighting = false
-                    case "exit": kind = .exit; isSighting = false
-                    case "sighting" where acceptsSightings: kind = nil; isSighting = true
-                    case "response" where acceptResponses:
-                        throw ResponseLine()
-                    case "sighting", "response":
-                        throw EventError("field `type`: \"\(text)\" events are not accepted by this engine; expected \"enter\" or \"exit\"", column: valueColumn)
-                    default:
-                        throw EventError("field `type`: expected \"enter\" or \"exit\", found \"\(text)\"", column: valueColumn)
-                    }
-                case .beacon:
-                    beacon = try parseBeacon(&s, column: valueColumn)
-                case .time:
-                    time = try parseTime(&s, column: valueColumn)
-                case .locale:
-                    locale = try optionalText(&s, field: "locale", allowNumber: false)
-                case .rssi:
-                    rssi = try parseRSSI(&s, column: valueColumn)
+                device = text
+            case .type:
+                typeColumn = valueColumn
+                if s.current == 0x22, let known = knownType(&s) {
+                    kind = known
+                    rawType = nil
+                    isSighting = false
+                    break
                 }
-                s.skipWhitespace()
-                if s.current == 0x2C { s.position += 1; continue }
-                if s.current == 0x7D { s.position += 1; break }
-                throw EventError("invalid JSON: expected `,` or `}` after a field, found \(s.foundDescription())", column: s.column)
+                guard let text = try optionalText(&s, field: "type", allowNumber: false) else {
+                    throw EventError("field `type`: expected \"enter\" or \"exit\", found null", column: valueColumn)
+                }
+                rawType = text
+                switch text {
+                case "enter": kind = .enter; isSighting = false
+                case "exit": kind = .exit; isSighting = false
+                case "sighting" where acceptsSightings: kind = nil; isSighting = true
+                case "response" where acceptResponses:
+                    throw ResponseLine()
+                case "sighting", "response":
+                    throw EventError("field `type`: \"\(text)\" events are not accepted by this engine; expected \"enter\" or \"exit\"", column: valueColumn)
+                default:
+                    throw EventError("field `type`: expected \"enter\" or \"exit\", found \"\(text)\"", column: valueColumn)
+                }
+            case .beacon:
+                beacon = try parseBeacon(&s, column: valueColumn)
+            case .time:
+                time = try parseTime(&s, column: valueColumn)
+            case .locale:
+                locale = try optionalText(&s, field: "locale", allowNumber: false)
+            case .rssi:
+                rssi = try parseRSSI(&s, column: valueColumn)
             }
         }
         s.skipWhitespace()
@@ -135,6 +120,36 @@ public enum EventParser {
             return .sighting(Sighting(id: id ?? fallbackID(), device: device, beacon: beacon, rssi: rssi, time: time, locale: locale), typeColumn: typeColumn)
         }
         return .beacon(BeaconEvent(id: id ?? fallbackID(), device: device, kind: kind!, beacon: beacon, time: time, locale: locale))
+    }
+
+    /// Walks the members of an object whose `{` was just read: `body` gets each key's byte range (and
+    /// whether it holds escapes) with the scanner at the value, and must read the value. `place` names
+    /// the object in syntax messages (`""` for the line itself, `" in `beacon`"` for a nested one).
+    @inline(__always)
+    static func forEachField(
+        _ s: inout JSONScanner, in place: String = "", _ body: (inout JSONScanner, Range<Int>, Bool) throws -> Void
+    ) throws {
+        s.skipWhitespace()
+        if s.current == 0x7D {
+            s.position += 1
+            return
+        }
+        while true {
+            s.skipWhitespace()
+            guard s.current == 0x22 else {
+                throw EventError("invalid JSON: expected a field name in quotes\(place), found \(s.foundDescription())", column: s.column)
+            }
+            let (keyRange, keyEscaped) = try s.scanString()
+            s.skipWhitespace()
+            try s.expect(0x3A, "`:` after a field name")
+            s.skipWhitespace()
+            try body(&s, keyRange, keyEscaped)
+            s.skipWhitespace()
+            if s.current == 0x2C { s.position += 1; continue }
+            if s.current == 0x7D { s.position += 1; return }
+            let expected = place.isEmpty ? "after a field" : place.trimmingSpaces()
+            throw EventError("invalid JSON: expected `,` or `}` \(expected), found \(s.foundDescription())", column: s.column)
+        }
     }
 
     /// `"enter"` or `"exit"` read straight from the bytes; nil (position unchanged) for anything else.
@@ -212,48 +227,35 @@ public enum EventParser {
             var uuid: ProximityUUID?
             var major: UInt16?
             var minor: UInt16?
-            s.skipWhitespace()
-            if s.current == 0x7D { s.position += 1 } else {
-                while true {
-                    s.skipWhitespace()
-                    guard s.current == 0x22 else { throw EventError("invalid JSON: expected a field name in quotes in `beacon`, found \(s.foundDescription())", column: s.column) }
-                    let (keyRange, keyEscaped) = try s.scanString()
-                    let key = try s.decodeString(keyRange, escaped: keyEscaped)
-                    s.skipWhitespace()
-                    try s.expect(0x3A, "`:` after a field name")
-                    s.skipWhitespace()
-                    let valueColumn = s.column
-                    switch key {
-                    case "uuid":
-                        guard s.current == 0x22 else {
-                            let start = s.position
-                            try s.skipValue()
-                            throw EventError("field `beacon.uuid`: expected a string of 32 hex digits (dashes allowed), found \(valueDescription(s.bytes, start..<s.position))", column: valueColumn)
-                        }
-                        let (range, escaped) = try s.scanString()
-                        let text = try s.decodeString(range, escaped: escaped)
-                        guard let parsed = ProximityUUID(text: text) else {
-                            throw EventError("field `beacon.uuid`: \"\(text)\" is not a proximity UUID: expected 32 hex digits, dashes allowed", column: valueColumn)
-                        }
-                        uuid = parsed
-                    case "major", "minor":
+            try forEachField(&s, in: " in `beacon`") { s, keyRange, keyEscaped in
+                let key = try s.decodeString(keyRange, escaped: keyEscaped)
+                let valueColumn = s.column
+                switch key {
+                case "uuid":
+                    guard s.current == 0x22 else {
                         let start = s.position
-                        var value: Int64?
-                        if s.current == 0x2D || (s.current.map(isDigit) ?? false) {
-                            let range = try s.scanNumber()
-                            value = Int64(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))
-                        } else { try s.skipValue() }
-                        guard let v = value, (0...65535).contains(v) else {
-                            throw EventError("field `beacon.\(key)`: expected an integer 0...65535, found \(valueDescription(s.bytes, start..<s.position))", column: valueColumn)
-                        }
-                        if key == "major" { major = UInt16(v) } else { minor = UInt16(v) }
-                    default:
                         try s.skipValue()
+                        throw EventError("field `beacon.uuid`: expected a string of 32 hex digits (dashes allowed), found \(valueDescription(s.bytes, start..<s.position))", column: valueColumn)
                     }
-                    s.skipWhitespace()
-                    if s.current == 0x2C { s.position += 1; continue }
-                    if s.current == 0x7D { s.position += 1; break }
-                    throw EventError("invalid JSON: expected `,` or `}` in `beacon`, found \(s.foundDescription())", column: s.column)
+                    let (range, escaped) = try s.scanString()
+                    let text = try s.decodeString(range, escaped: escaped)
+                    guard let parsed = ProximityUUID(text: text) else {
+                        throw EventError("field `beacon.uuid`: \"\(text)\" is not a proximity UUID: expected 32 hex digits, dashes allowed", column: valueColumn)
+                    }
+                    uuid = parsed
+                case "major", "minor":
+                    let start = s.position
+                    var value: Int64?
+                    if s.current == 0x2D || (s.current.map(isDigit) ?? false) {
+                        let range = try s.scanNumber()
+                        value = Int64(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))
+                    } else { try s.skipValue() }
+                    guard let v = value, (0...65535).contains(v) else {
+                        throw EventError("field `beacon.\(key)`: expected an integer 0...65535, found \(valueDescription(s.bytes, start..<s.position))", column: valueColumn)
+                    }
+                    if key == "major" { major = UInt16(v) } else { minor = UInt16(v) }
+                default:
+                    try s.skipValue()
                 }
             }
             guard let uuid else { throw EventError("field `beacon`: missing `uuid` (32 hex digits)", column: column) }
