@@ -20,7 +20,8 @@ struct XMLCampaignConverter {
 
     init(file: String) { self.file = file }
 
-    var errorCount: Int { problems.filter { $0.severity == .error }.count }
+    /// Every problem the converter records is an error (`error(at:)` is the only way one is added).
+    var errorCount: Int { problems.count }
 
     mutating func convert(root: ParsedElement) -> [ConvertedAction] {
         guard root.name == "campaigns" else {

@@ -3,6 +3,9 @@
 public struct CampaignDecoder {
     public let file: String
     public private(set) var diagnostics: [Diagnostic] = []
+    /// Errors among `diagnostics`, counted as they are added: each action compares it before and
+    /// after, and filtering the whole list instead made a file of many warnings quadratic.
+    private var errorCount = 0
 
     public init(file: String) { self.file = file }
 
@@ -53,7 +56,7 @@ public struct CampaignDecoder {
 
     /// Decodes one action; nil (with diagnostics) when it has errors.
     public mutating func decodeAction(_ value: JSONValue, path: @autoclosure () -> String, line: Int, instant: Bool) -> Campaign? {
-        let errorsBefore = diagnostics.filter { $0.severity == .error }.count
+        let errorsBefore = errorCount
         func prefix() -> String { path().isEmpty ? "" : "\(path())." }
         guard value.objectMembers != nil else {
             error(line: line, "\(path().isEmpty ? "the action" : "`\(path())`") must be an object, found \(value.kindName)")
@@ -195,8 +198,7 @@ public struct CampaignDecoder {
 
         let actions = campaignActions(value, prefix: prefix())
 
-        let errorsAfter = diagnostics.filter { $0.severity == .error }.count
-        guard errorsAfter == errorsBefore else { return nil }
+        guard errorCount == errorsBefore else { return nil }
         var campaign = Campaign(
             eid: eid, trigger: trigger, actionType: actionType, beacons: beacons, timeframes: timeframes,
             suppression: suppression, sendOnlyOnce: sendOnlyOnce, delayMilliseconds: delay, deliverAt: deliverAt,
@@ -262,6 +264,7 @@ public struct CampaignDecoder {
 
     mutating func error(line: Int, column: Int? = nil, _ message: String) {
         diagnostics.append(Diagnostic(.error, SourceLocation(file: file, line: line, column: column), message))
+        errorCount += 1
     }
 
     mutating func warning(line: Int, column: Int? = nil, _ message: String) {

@@ -55,7 +55,6 @@ public enum EventParser {
         var beacon: BeaconID?
         var time: Timestamp?
         var locale: String?
-        var rawType: String?
         var rssi: Int?
         var isSighting = false
         var typeColumn = 0
@@ -77,14 +76,12 @@ public enum EventParser {
                 typeColumn = valueColumn
                 if s.current == 0x22, let known = knownType(&s) {
                     kind = known
-                    rawType = nil
                     isSighting = false
                     break
                 }
                 guard let text = try optionalText(&s, field: "type", allowNumber: false) else {
                     throw EventError("field `type`: expected \"enter\" or \"exit\", found null", column: valueColumn)
                 }
-                rawType = text
                 switch text {
                 case "enter": kind = .enter; isSighting = false
                 case "exit": kind = .exit; isSighting = false
@@ -110,7 +107,6 @@ public enum EventParser {
         guard s.isAtEnd else {
             throw EventError("unexpected \(s.foundDescription()) after the JSON object; expected one object per line", column: s.column)
         }
-        _ = rawType
         guard kind != nil || isSighting else { throw EventError("missing field `type`: expected \"enter\" or \"exit\"") }
         guard let device else { throw EventError("missing field `device`: expected a non-empty string") }
         guard let beacon else { throw EventError("missing field `beacon`: expected a 42-char pid or {\"uuid\", \"major\", \"minor\"}") }

@@ -6,11 +6,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
-    /// `self` plus whole seconds.
-    @inlinable public func adding(seconds: Int64) -> Timestamp {
-        Timestamp(milliseconds: milliseconds &+ seconds &* 1000)
-    }
-
     /// RFC 3339 in UTC with `Z`; milliseconds only when not zero (`2016-05-10T16:00:00Z`).
     public var description: String {
         var writer = JSONWriter(capacity: 24)

@@ -72,6 +72,17 @@ struct MatchingRuleTests {
         #expect(decoder.diagnostics[0].message.contains("has no date"))
     }
 
+    @Test func warningsNeverDropACampaignAndAnErrorDropsOnlyItsOwnAction() throws {
+        var actions = (0..<2_000).map { #"{"eid":"w\#($0)","type":1,"trigger":1,"timeframes":[{"start":"14:34:22"}]}"# }
+        actions.insert(#"{"eid":"broken","type":1,"trigger":9}"#, at: 1_000)
+        var decoder = CampaignDecoder(file: "many.json")
+        let campaigns = decoder.decode(document: try JSONParser.parse("[" + actions.joined(separator: ",") + "]"))
+        #expect(campaigns.count == 2_000)
+        #expect(!campaigns.contains { $0.eid == "broken" })
+        #expect(decoder.diagnostics.filter { $0.severity == .warning }.count == 2_000)
+        #expect(decoder.diagnostics.filter { $0.severity == .error }.map(\.message) == ["`[1000].trigger`: expected 1 (enter), 2 (exit) or 3 (both), found 9"])
+    }
+
     @Test func positiveSuppressionTimeBlocksUntilTheIntervalPasses() throws {
         var engine = try Harness.engine(action(#""trigger":3,"suppressionTime":900"#))
         #expect(engine.process(Harness.event(beacon: pid, at: "2016-05-10T16:00:00Z", id: "1")).count == 1)
