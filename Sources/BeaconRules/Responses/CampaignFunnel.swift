@@ -32,6 +32,7 @@ public struct CampaignFunnel: Sendable, Equatable {
 extension DeliveryLedger {
     /// The funnel of every (campaign, language) with a delivery, sorted by campaign then language.
     public func funnels() -> [CampaignFunnel] {
+        if !unindexed.isEmpty { return caughtUp().funnels() }
         var table: [UInt64: CampaignFunnel] = [:]
         func key(_ campaign: UInt32, _ language: UInt32) -> UInt64 { UInt64(campaign) << 32 | UInt64(language) }
         for (i, e) in entries.enumerated() {

@@ -11,6 +11,7 @@ extension DeliveryLedger {
 
     /// Every line of the ledger, in key order.
     public func allLines() -> [Line] {
+        if !unindexed.isEmpty { return caughtUp().allLines() }
         var changes = Changes()
         changes.entries = Set(entries.indices.map { Int32($0) })
         changes.aliases = index.compactMap { key, entry in entries[Int(entry)].key == key ? nil : key }
@@ -21,6 +22,7 @@ extension DeliveryLedger {
 
     /// The lines changed since the last call, and forgets them.
     public mutating func takeChanges() -> [Line] {
+        catchUp()
         if changed.isEmpty { return [] }
         let result = lines(changed)
         changed = Changes()

@@ -30,9 +30,14 @@ public struct DeliveryLedger: Sendable {
 
     static let presented: UInt8 = 1, opened: UInt8 = 2, clicked: UInt8 = 4, dismissed: UInt8 = 8
 
+    /// Delivered notifications, each id once, in `index`.
     var entries: [Entry] = []
     /// Record id hash → entry; snoozed copies of a record map to the original's entry.
     var index: [UInt64: Int32] = [:]
+    /// Deliveries not yet in `entries` and `index` (an id may repeat here): the hot path only
+    /// appends, and the index is brought up to date (`catchUp`) when the ledger is read, so a
+    /// stream without responses never pays for random inserts into a large table.
+    var unindexed: [Entry] = []
     /// Hashes of (record id, action id) whose handler already ran: a repeated click runs nothing.
     var handled: Set<UInt64> = []
     var campaignIDs = Interned<CampaignID>()
@@ -80,7 +85,30 @@ public struct DeliveryLedger: Sendable {
     public init() {}
 
     /// Notifications remembered (snoozed copies are not counted twice).
-    public var count: Int { entries.count }
+    public var count: Int { unindexed.isEmpty ? entries.count : caughtUp().entries.count }
+
+    /// Moves `unindexed` into `entries` and `index`; a repeated id keeps its first entry.
+    mutating func catchUp() {
+        if unindexed.isEmpty { return }
+        index.reserveCapacity(index.count + unindexed.count)
+        entries.reserveCapacity(entries.count + unindexed.count)
+        for entry in unindexed where index[entry.key] == nil {
+            let next = Int32(entries.count)
+            index[entry.key] = next
+            noteChange(next)
+            entries.append(entry)
+        }
+        unindexed.removeAll(keepingCapacity: true)
+    }
+
+    /// The ledger with every delivery indexed, for readers that can not change it (a copy only
+    /// when deliveries are waiting).
+    func caughtUp() -> DeliveryLedger {
+        if unindexed.isEmpty { return self }
+        var copy = self
+        copy.catchUp()
+        return copy
+    }
 
     /// The ledger key of a record id.
     public static func key(_ recordID: String) -> UInt64 {
@@ -89,10 +117,14 @@ public struct DeliveryLedger: Sendable {
         return h.value
     }
 
-    func entryIndex(_ recordID: String) -> Int32? { index[Self.key(recordID)] }
+    mutating func entryIndex(_ recordID: String) -> Int32? {
+        catchUp()
+        return index[Self.key(recordID)]
+    }
 
     /// Forgets the engine's campaign indexes (after a reload the same index may be another campaign).
     public mutating func campaignsChanged() {
+        catchUp()
         ruleSlots = []
         ruleHashes = []
         languageCache = [:]
@@ -101,6 +133,7 @@ public struct DeliveryLedger: Sendable {
 
     /// Maps a rescheduled record id to the entry of the notification it repeats.
     mutating func alias(_ key: UInt64, to entry: Int32) {
+        catchUp()
         guard index[key] == nil else { return }
         index[key] = entry
         if recordsChanges { changed.aliases.append(key) }
@@ -132,9 +165,17 @@ public struct DeliveryLedger: Sendable {
 
     func locale(_ slot: UInt32) -> String? { slot == 0 ? nil : locales[Int(slot - 1)] }
 
-    /// Remembers a delivered record; false when the id was delivered before (it is not counted again).
+    /// Remembers a delivered record, indexed later (`catchUp`); an id delivered before is not
+    /// counted again.
+    @inline(__always)
+    mutating func deliverLater(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) {
+        unindexed.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0))
+    }
+
+    /// Remembers a delivered record now; false when the id was delivered before (it is not counted again).
     @discardableResult
     mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) -> Bool {
+        catchUp()
         let next = Int32(entries.count)
         // One hash lookup for the common case, a new id; a repeat puts the old entry back.
         if let old = index.updateValue(next, forKey: key) {

@@ -163,7 +163,7 @@ extension RulesEngine {
             h.add(event.device)
             h.add(byte: 0x3A)
             h.add(event.id)
-            ledger.deliver(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: beacon, trigger: event.kind)
+            ledger.deliverLater(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: beacon, trigger: event.kind)
         }
     }
 }
