@@ -95,6 +95,9 @@ struct Replay: ParsableCommand {
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)
         var writer = JSONWriter(capacity: Self.batchBytes + (1 << 16))
+        // Without state, nothing reads the records back before they are written out: record
+        // tails are written from the engine's cache (writev) instead of being copied per record.
+        writer.collectsReferences = state == nil
         var eventsInBatch = 0
         /// Commits the batch (with state), then writes its records.
         func flush() throws {
@@ -104,8 +107,8 @@ struct Replay: ParsableCommand {
                 try state.begin()
             }
             eventsInBatch = 0
-            guard stdout.write(writer.bytes) else { throw OutputClosed() }
-            writer.bytes.removeAll(keepingCapacity: true)
+            guard stdout.write(writer) else { throw OutputClosed() }
+            writer.removeAll()
         }
         do { try state?.begin() } catch {
             outcome.failure = "cannot save the state: \(error)"
@@ -119,7 +122,7 @@ struct Replay: ParsableCommand {
                 do {
                     try forEachRecordedSighting(source, name: name, outcome: &outcome) { sighting in
                         try engine.add(.sighting(sighting, typeColumn: 0), into: &writer)
-                        if writer.bytes.count >= Self.batchBytes { try flush() }
+                        if writer.count >= Self.batchBytes { try flush() }
                     }
                 } catch is OutputClosed {
                     outcome.failure = "stdout was closed; stopped"
@@ -172,7 +175,7 @@ struct Replay: ParsableCommand {
                             if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
                         }
                         eventsInBatch += 1
-                        if writer.bytes.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
+                        if writer.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
                     } catch let error as EventError {
                         outcome.rejected += 1
                         progress.clear()

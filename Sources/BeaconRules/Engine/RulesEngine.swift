@@ -13,10 +13,13 @@ public struct RulesEngine<Store: SuppressionStore> {
     private var firedSlots: [Int32] = []
     /// The firings of the current event (internal: the delivery ledger reads them).
     var pending: [Firing] = []
-    /// Rendered record tails (see `RecordWriter`) back to back, and where each is by
-    /// (campaign, device language, trigger): offset << 24 | length.
-    private var tailArena: [UInt8] = []
+    /// Rendered record tails (see `RecordWriter`), each with its line's newline, and where each is
+    /// by (campaign, device language, trigger): address << 16 | length. They never move, so a
+    /// writer that collects references points at them instead of copying ~1 KB per record.
+    private var tailArena = StableByteArena()
     private var tailIndex = PackedTable()
+    /// Tails this long or longer are rendered per record (the packed length has 16 bits).
+    private static var longestCachedTail: Int { 1 << 16 }
     private var localeSlots: [String: UInt32] = [:]
     private var eventScratch = EventScratch()
     /// Every delivered notification and what the device reported about it (`respond(to:)`).
@@ -34,7 +37,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         var fireDate: Int64
         var rank: Int32
         var index: Int32
-        /// Where the record's tail is in `tailArena` (offset << 24 | length), -1 when not cached.
+        /// Where the record's tail is in `tailArena` (address << 16 | length), -1 when not cached.
         var tail: Int64 = -1
     }
 
@@ -59,6 +62,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Streams the event's records to `emit` in SPEC order.
     public mutating func process(_ event: BeaconEvent, emit: (NotificationRecord) -> Void) {
         match(event)
+        if ledger.isEnabled && !pending.isEmpty { noteDeliveries(event) }
         for firing in pending {
             let campaign = campaigns.campaigns[Int(firing.index)]
             emit(record(for: campaign, event: event, fireDate: Timestamp(milliseconds: firing.fireDate)))
@@ -108,7 +112,6 @@ public struct RulesEngine<Store: SuppressionStore> {
         if pending.count > 1 {
             pending.sort { ($0.fireDate, $0.rank, $0.index) < ($1.fireDate, $1.rank, $1.index) }
         }
-        if ledger.isEnabled && !pending.isEmpty { noteDeliveries(event) }
     }
 
     /// The hot path: the event's records appended to `writer` as JSON lines. Everything but the
@@ -120,6 +123,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         eventScratch.prepare(event)
         let slot = localeSlot(event.locale)
         let bit = UInt64(CompiledRule.bit(event.kind))
+        let ledgerLocale = ledger.isEnabled ? ledgerLocaleSlot(engineSlot: slot, event.locale) : 0
         // Render what the cache lacks first, so the write loop below only reads the arenas.
         var uncached: [Int: [UInt8]] = [:]
         for (i, firing) in pending.enumerated() {
@@ -128,42 +132,52 @@ public struct RulesEngine<Store: SuppressionStore> {
                 if let packed = tailIndex.value(key) {
                     pending[i].tail = packed
                 } else {
-                    let tail = renderTail(index: Int(firing.index), event: event)
-                    let packed = Int64(tailArena.count) << 24 | Int64(tail.count)
-                    tailArena.append(contentsOf: tail)
-                    tailIndex.set(key, packed)
-                    pending[i].tail = packed
+                    let record = record(for: campaigns.campaigns[Int(firing.index)], event: event, fireDate: event.time)
+                    if ledger.isEnabled {
+                        // The ledger asks for the same record's language right after: it is known now.
+                        noteLanguage(of: record, deviceLocale: event.locale, key: DeliveryLedger.languageKey(rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind))
+                    }
+                    var tailWriter = JSONWriter(capacity: 1024)
+                    record.appendTail(to: &tailWriter)
+                    var tail = tailWriter.bytes
+                    tail.append(0x0A)
+                    if tail.count < Self.longestCachedTail {
+                        let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
+                        let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
+                        tailIndex.set(key, packed)
+                        pending[i].tail = packed
+                    } else {
+                        uncached[i] = tail
+                    }
                 }
             } else {
-                uncached[i] = renderTail(index: Int(firing.index), event: event)
+                uncached[i] = renderTail(index: Int(firing.index), event: event) + [0x0A]
             }
         }
+        if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale) }
         let eventTime = event.time.milliseconds
         campaigns.eidBytes.withUnsafeBufferPointer { eids in
-            tailArena.withUnsafeBufferPointer { tails in
-                eventScratch.bytes.withUnsafeBufferPointer { scratch in
-                    let device = UnsafeBufferPointer(rebasing: scratch[eventScratch.device])
-                    let id = UnsafeBufferPointer(rebasing: scratch[eventScratch.id])
-                    let pid = UnsafeBufferPointer(rebasing: scratch[eventScratch.pid])
-                    let time = UnsafeBufferPointer(rebasing: scratch[eventScratch.time])
-                    for (i, firing) in pending.enumerated() {
-                        let index = Int(firing.index)
-                        let eid = UnsafeBufferPointer(rebasing: eids[campaigns.eidOffsets[index]..<campaigns.eidOffsets[index + 1]])
-                        var formatted: [UInt8] = []
-                        if firing.fireDate != eventTime { Timestamp(milliseconds: firing.fireDate).appendRFC3339(to: &formatted) }
-                        formatted.withUnsafeBufferPointer { other in
-                            NotificationRecord.appendHead(
-                                to: &writer, kind: campaigns.rules[index].isSilent ? .silent : .notification, eid: eid,
-                                device: device, event: id, trigger: event.kind, pid: pid,
-                                fireDate: firing.fireDate == eventTime ? time : other)
-                        }
-                        if firing.tail >= 0 {
-                            let start = Int(firing.tail >> 24), count = Int(firing.tail & 0xFF_FFFF)
-                            writer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: tails[start..<start + count]))
-                        } else {
-                            writer.bytes.append(contentsOf: uncached[i]!)
-                        }
-                        writer.bytes.append(0x0A)
+            eventScratch.bytes.withUnsafeBufferPointer { scratch in
+                let device = UnsafeBufferPointer(rebasing: scratch[eventScratch.device])
+                let id = UnsafeBufferPointer(rebasing: scratch[eventScratch.id])
+                let pid = UnsafeBufferPointer(rebasing: scratch[eventScratch.pid])
+                let time = UnsafeBufferPointer(rebasing: scratch[eventScratch.time])
+                for (i, firing) in pending.enumerated() {
+                    let index = Int(firing.index)
+                    let eid = UnsafeBufferPointer(rebasing: eids[campaigns.eidOffsets[index]..<campaigns.eidOffsets[index + 1]])
+                    var formatted: [UInt8] = []
+                    if firing.fireDate != eventTime { Timestamp(milliseconds: firing.fireDate).appendRFC3339(to: &formatted) }
+                    formatted.withUnsafeBufferPointer { other in
+                        NotificationRecord.appendHead(
+                            to: &writer, kind: campaigns.rules[index].isSilent ? .silent : .notification, eid: eid,
+                            device: device, event: id, trigger: event.kind, pid: pid,
+                            fireDate: firing.fireDate == eventTime ? time : other)
+                    }
+                    if firing.tail >= 0 {
+                        let start = UnsafePointer<UInt8>(bitPattern: Int(firing.tail >> 16))!
+                        writer.appendStable(UnsafeBufferPointer(start: start, count: Int(firing.tail & 0xFFFF)))
+                    } else {
+                        writer.bytes.append(contentsOf: uncached[i]!)
                     }
                 }
             }
@@ -195,6 +209,19 @@ public struct RulesEngine<Store: SuppressionStore> {
         var w = JSONWriter(capacity: 512)
         record(for: campaigns.campaigns[index], event: event, fireDate: event.time).appendTail(to: &w)
         return w.bytes
+    }
+
+    /// The ledger's slot for the device locale, through the engine's slot when it has one.
+    private mutating func ledgerLocaleSlot(engineSlot: UInt32?, _ locale: String?) -> UInt32 {
+        guard let engineSlot else { return ledger.localeSlot(locale) }
+        let i = Int(engineSlot)
+        if i < ledger.engineLocales.count, ledger.engineLocales[i] != .max { return ledger.engineLocales[i] }
+        if i >= ledger.engineLocales.count {
+            ledger.engineLocales.append(contentsOf: repeatElement(UInt32.max, count: i + 1 - ledger.engineLocales.count))
+        }
+        let slot = ledger.localeSlot(locale)
+        ledger.engineLocales[i] = slot
+        return slot
     }
 
     private mutating func localeSlot(_ locale: String?) -> UInt32? {

@@ -1,10 +1,62 @@
 /// Appends compact JSON to a byte buffer. Used for records on the hot path: no `JSONEncoder`.
 public struct JSONWriter: Sendable {
     public var bytes: [UInt8]
+    /// Runs of bytes kept elsewhere, written between `bytes[..<at]` and the rest (in `at` order).
+    /// Empty unless `collectsReferences` is on.
+    public var references: [Reference] = []
+    /// On: `appendStable` records long runs as references instead of copying them. Only for a
+    /// writer that is written out whole (`forEachSegment`) while the engine that filled it lives,
+    /// and never sliced: `bytes` alone is then not the output.
+    public var collectsReferences = false
+    /// The bytes of all `references`.
+    public private(set) var referencedCount = 0
+
+    /// Bytes that are kept by their owner for good (the engine's record tails) and need not be
+    /// copied: `start` stays valid while that owner lives.
+    public struct Reference: @unchecked Sendable {
+        public var at: Int
+        public var start: UnsafePointer<UInt8>
+        public var count: Int
+    }
+
+    /// All the output: `bytes` and the referenced runs.
+    public var count: Int { bytes.count + referencedCount }
 
     public init(capacity: Int = 0) {
         bytes = []
         bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends bytes that stay where they are while the writer is in use: referenced when the
+    /// writer collects references and the run is long enough to be worth it, else copied.
+    @inline(__always)
+    public mutating func appendStable(_ run: UnsafeBufferPointer<UInt8>) {
+        if collectsReferences && run.count >= 256 {
+            references.append(Reference(at: bytes.count, start: run.baseAddress!, count: run.count))
+            referencedCount += run.count
+        } else {
+            bytes.append(contentsOf: run)
+        }
+    }
+
+    /// Empties the writer, keeping its capacity.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        references.removeAll(keepingCapacity: true)
+        referencedCount = 0
+    }
+
+    /// The output in order, as runs of bytes (`bytes` cut at each reference).
+    public func forEachSegment(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes.withUnsafeBufferPointer { own in
+            var position = 0
+            for reference in references {
+                if reference.at > position { body(UnsafeBufferPointer(rebasing: own[position..<reference.at])) }
+                body(UnsafeBufferPointer(start: reference.start, count: reference.count))
+                position = reference.at
+            }
+            if position < own.count { body(UnsafeBufferPointer(rebasing: own[position...])) }
+        }
     }
 
     @inlinable

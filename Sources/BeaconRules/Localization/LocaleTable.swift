@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The default strings of each language (`Locales/<tag>.json`) and their fallback chains.
 public struct LocaleTable: Sendable {
     public struct Entry: Sendable, Equatable {
@@ -14,7 +16,16 @@ public struct LocaleTable: Sendable {
     }
 
     /// Keyed by normalized tag.
-    public private(set) var entries: [String: Entry] = [:]
+    public private(set) var entries: [String: Entry] = [:] {
+        didSet { chains = ChainMemo() }
+    }
+    /// `preferenceChain` per device tag, computed once: every record rendered for a device
+    /// language walks the chain several times.
+    private var chains = ChainMemo()
+
+    private final class ChainMemo: Sendable {
+        let known = Mutex<[String?: [String]]>([:])
+    }
 
     public init(entries: [Entry] = []) {
         for entry in entries { add(entry) }
@@ -61,6 +72,16 @@ public struct LocaleTable: Sendable {
     /// The language preference for a device tag: the tag, its prefixes, then the fallback chains
     /// of each of those found here (depth first, each tag once), then `en`.
     public func preferenceChain(for deviceTag: String?) -> [String] {
+        if let chain = chains.known.withLock({ $0[deviceTag] }) { return chain }
+        let chain = computeChain(for: deviceTag)
+        chains.known.withLock { known in
+            // Device tags come from clients: past this many, chains are computed each time.
+            if known.count < 4096 { known[deviceTag] = chain }
+        }
+        return chain
+    }
+
+    private func computeChain(for deviceTag: String?) -> [String] {
         var chain: [String] = []
         var seen: Set<String> = []
         func visit(_ tag: String) {

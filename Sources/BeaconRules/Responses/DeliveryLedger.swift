@@ -58,7 +58,10 @@ public struct DeliveryLedger: Sendable {
     var ruleSlots: [UInt32] = []
     /// FNV-1a state after `EID:` per campaign index, so a delivery hashes only `DEVICE:EVENT`.
     var ruleHashes: [UInt64] = []
-    var languageCache: [UInt64: UInt32] = [:]
+    var languageCache = PackedTable()
+    /// The locale slot per engine locale slot (`.max`: not asked yet), so a delivery does not hash
+    /// the locale string again.
+    var engineLocales: [UInt32] = []
     /// On for a ledger that a store saves: what changed since `takeChanges` is then kept, so that
     /// each commit saves only those lines. Off (the default), nothing extra is kept.
     public var recordsChanges = false
@@ -110,6 +113,12 @@ public struct DeliveryLedger: Sendable {
         return copy
     }
 
+    /// The `languageCache` key of (campaign index, ledger locale slot, trigger).
+    @inline(__always)
+    static func languageKey(rule: Int, locale: UInt32, trigger: EventKind) -> UInt64 {
+        UInt64(rule) << 32 | UInt64(locale) << 1 | (trigger == .enter ? 0 : 1)
+    }
+
     /// The ledger key of a record id.
     public static func key(_ recordID: String) -> UInt64 {
         var h = FNV1a()
@@ -127,7 +136,8 @@ public struct DeliveryLedger: Sendable {
         catchUp()
         ruleSlots = []
         ruleHashes = []
-        languageCache = [:]
+        languageCache = PackedTable()
+        engineLocales = []
         for i in entries.indices { entries[i].rule = -1 }
     }
 

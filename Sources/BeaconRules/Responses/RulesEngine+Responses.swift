@@ -128,11 +128,20 @@ extension RulesEngine {
     /// On the hot path: per event one locale and one beacon lookup, per record a hash of
     /// `DEVICE:EVENT` continued from the campaign's cached `EID:` state and one insert; the campaign
     /// itself is read only the first time it fires (per locale and trigger for the language).
-    mutating func noteDeliveries(_ event: BeaconEvent) {
+    /// The ledger's language of a record (the localized block's key, else the language of the
+    /// button titles), remembered for (rule, locale, trigger) `key`.
+    @discardableResult
+    mutating func noteLanguage(of record: NotificationRecord, deviceLocale: String?, key: UInt64) -> UInt32 {
+        let language = ledger.languageSlot(record.language ?? chooser.locales.servingTag(for: deviceLocale) ?? "en")
+        ledger.languageCache.set(key, Int64(language))
+        return language
+    }
+
+    mutating func noteDeliveries(_ event: BeaconEvent, locale knownLocale: UInt32? = nil) {
         var notified = false
         for firing in pending where !campaigns.rules[Int(firing.index)].isSilent { notified = true; break }
         guard notified else { return }
-        let locale = ledger.localeSlot(event.locale)
+        let locale = knownLocale ?? ledger.localeSlot(event.locale)
         let beacon = ledger.beaconSlot(event.beacon)
         if ledger.ruleSlots.count != campaigns.campaigns.count {
             ledger.ruleSlots = Array(repeating: .max, count: campaigns.campaigns.count)
@@ -150,13 +159,10 @@ extension RulesEngine {
                 h.add(campaign.eid.utf8)
                 ledger.ruleHashes[index] = h.value
             }
-            let cacheKey = UInt64(index) << 32 | UInt64(locale) << 1 | (event.kind == .enter ? 0 : 1)
+            let cacheKey = DeliveryLedger.languageKey(rule: index, locale: locale, trigger: event.kind)
             let language: UInt32
-            if let cached = ledger.languageCache[cacheKey] { language = cached } else {
-                // The localized block's key, else the language of the button titles.
-                let name = record(for: campaigns.campaigns[index], event: event, fireDate: event.time).language ?? chooser.locales.servingTag(for: event.locale) ?? "en"
-                language = ledger.languageSlot(name)
-                ledger.languageCache[cacheKey] = language
+            if let cached = ledger.languageCache.value(cacheKey) { language = UInt32(cached) } else {
+                language = noteLanguage(of: record(for: campaigns.campaigns[index], event: event, fireDate: event.time), deviceLocale: event.locale, key: cacheKey)
             }
             var h = FNV1a(value: ledger.ruleHashes[index])
             h.add(byte: 0x3A)
