@@ -10,6 +10,21 @@ public struct RulesEngine<Store: SuppressionStore> {
     private var campaignKeys: [Store.CampaignKey]
     /// Reused per event so that matching does not allocate.
     private var scratch: [Int32] = []
+    /// Each beacon seen in events, numbered, with its candidate campaigns (`CampaignSet.candidates`:
+    /// exact, UUID-wide and instant ones merged in load order), worked out once per beacon.
+    /// The payload is where the beacon's rows are in `candidateRows`: start << 32 | count.
+    private var beaconNumbers = BeaconTable()
+    /// Each numbered beacon's candidates back to back, each row with its rule copied in, so an
+    /// event reads one contiguous run instead of one scattered rule per candidate.
+    private var candidateRows: [CandidateRow] = []
+    private var scratchRows: [CandidateRow] = []
+    /// The current event's beacon number, -1 when it has none (the table is full).
+    var eventBeacon = -1
+    /// Beacons numbered, and candidate rows kept (64 bytes each), at most; past these (hostile
+    /// input: endless made-up beacons of a UUID with venue-wide campaigns), candidates are worked
+    /// out per event.
+    static var beaconLimit: Int { 1 << 20 }
+    static var rowLimit: Int { 1 << 21 }
     private var firedSlots: [Int32] = []
     /// The firings of the current event (internal: the delivery ledger reads them).
     var pending: [Firing] = []
@@ -32,6 +47,13 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// Distinct device languages whose record tails are cached; beyond this, tails are rendered per record.
     static var cachedLanguageLimit: Int { 1024 }
+
+    struct CandidateRow {
+        var rule: CompiledRule
+        var index: Int32
+        /// `CampaignSet.keepsState` of the rule's campaign id.
+        var keepsState: Bool
+    }
 
     struct Firing {
         var fireDate: Int64
@@ -73,28 +95,33 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// sorted by fire date, then campaign.
     private mutating func match(_ event: BeaconEvent) {
         pending.removeAll(keepingCapacity: true)
-        let exact = campaigns.byBeacon[event.beacon]
-        let uuid = campaigns.byUUID[event.beacon.uuid]
-        let list: [Int32]
-        if uuid == nil && campaigns.instant.isEmpty {
-            guard let exact else { return }
-            list = exact
+        let rows: [CandidateRow]
+        let range: Range<Int>
+        if let (number, run) = beaconRun(event.beacon) {
+            eventBeacon = number
+            rows = candidateRows
+            range = Int(run >> 32)..<Int(run >> 32) + Int(run & 0xFFFF_FFFF)
         } else {
+            eventBeacon = -1
             campaigns.candidates(for: event.beacon, into: &scratch)
-            list = scratch
+            scratchRows.removeAll(keepingCapacity: true)
+            Self.appendRows(scratch, of: campaigns, to: &scratchRows)
+            rows = scratchRows
+            range = 0..<scratchRows.count
         }
-        if list.isEmpty { return }
+        if range.isEmpty { return }
         firedSlots.removeAll(keepingCapacity: true)
         let time = event.time.milliseconds
         let bit = CompiledRule.bit(event.kind)
         var device = store.existingKey(device: event.device)
-        for index in list {
-            let rule = campaigns.rules[Int(index)]
+        for i in range {
+            let row = rows[i]
+            let rule = row.rule, index = row.index
             if rule.triggerMask & bit == 0 { continue }
             if bit == 1 && rule.dwell != dwellMatch { continue }
             // Actions that share an eid are one campaign: the first that fires speaks for it.
             if firedSlots.contains(rule.idSlot) { continue }
-            if campaigns.keepsState[Int(rule.idSlot)] {
+            if row.keepsState {
                 let key = campaignKeys[Int(rule.idSlot)]
                 let last = device.flatMap { store.lastFiring($0, key)?.milliseconds }
                 guard let fireDate = campaigns.fireDate(rule, time: time, last: last) else { continue }
@@ -209,6 +236,29 @@ public struct RulesEngine<Store: SuppressionStore> {
         var w = JSONWriter(capacity: 512)
         record(for: campaigns.campaigns[index], event: event, fireDate: event.time).appendTail(to: &w)
         return w.bytes
+    }
+
+    /// The beacon's number and where its rows are (start << 32 | count), numbering it on first sight.
+    @inline(__always)
+    private mutating func beaconRun(_ beacon: BeaconID) -> (Int, UInt64)? {
+        if let found = beaconNumbers.find(beacon) { return found }
+        guard beaconNumbers.count < Self.beaconLimit else { return nil }
+        var list: [Int32] = []
+        campaigns.candidates(for: beacon, into: &list)
+        guard candidateRows.count + list.count <= Self.rowLimit else { return nil }
+        let start = candidateRows.count
+        Self.appendRows(list, of: campaigns, to: &candidateRows)
+        let run = UInt64(start) << 32 | UInt64(list.count)
+        return (beaconNumbers.add(beacon, payload: run), run)
+    }
+
+    /// The rows of `list` appended (static: a method on `self` given `&self.candidateRows` would
+    /// copy the whole array on every append).
+    private static func appendRows(_ list: [Int32], of campaigns: CampaignSet, to rows: inout [CandidateRow]) {
+        for index in list {
+            let rule = campaigns.rules[Int(index)]
+            rows.append(CandidateRow(rule: rule, index: index, keepsState: campaigns.keepsState[Int(rule.idSlot)]))
+        }
     }
 
     /// The ledger's slot for the device locale, through the engine's slot when it has one.

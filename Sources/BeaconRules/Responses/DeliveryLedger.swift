@@ -62,6 +62,8 @@ public struct DeliveryLedger: Sendable {
     /// The locale slot per engine locale slot (`.max`: not asked yet), so a delivery does not hash
     /// the locale string again.
     var engineLocales: [UInt32] = []
+    /// The beacon slot per engine beacon number (`.max`: not asked yet).
+    var engineBeacons: [UInt32] = []
     /// On for a ledger that a store saves: what changed since `takeChanges` is then kept, so that
     /// each commit saves only those lines. Off (the default), nothing extra is kept.
     public var recordsChanges = false
@@ -138,6 +140,7 @@ public struct DeliveryLedger: Sendable {
         ruleHashes = []
         languageCache = PackedTable()
         engineLocales = []
+        engineBeacons = []
         for i in entries.indices { entries[i].rule = -1 }
     }
 

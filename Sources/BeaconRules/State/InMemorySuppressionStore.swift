@@ -1,8 +1,7 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
 /// (device, campaign) entry is 12 bytes in its device's run (`DeviceFirings`).
 public struct InMemorySuppressionStore: SuppressionStore, Sendable {
-    private var deviceSlots: [String: UInt32] = [:]
-    private var devices: [String] = []
+    private var devices = DeviceTable()
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
     private var firings = DeviceFirings()
@@ -17,7 +16,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     public var count: Int { firings.count }
 
     public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
-        guard let d = deviceSlots[device], let c = campaignSlots[campaign] else { return nil }
+        guard let d = devices.number(device), let c = campaignSlots[campaign] else { return nil }
         return lastFiring(d, c)
     }
 
@@ -25,13 +24,13 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         recordFiring(key(device: device), key(campaign: campaign), at: time)
     }
 
-    public func existingKey(device: String) -> UInt32? { deviceSlots[device] }
+    public func existingKey(device: String) -> UInt32? { devices.number(device) }
 
     public mutating func key(device: String) -> UInt32 {
-        if let slot = deviceSlots[device] { return slot }
+        if let slot = devices.number(device) { return slot }
         let slot = firings.addDevice()
-        deviceSlots[device] = slot
-        devices.append(device)
+        let number = devices.add(device)
+        assert(number == slot)
         return slot
     }
 
@@ -58,7 +57,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         var result: [FiringEntry] = []
         result.reserveCapacity(firings.count)
         firings.forEach { device, campaign, ms in
-            result.append(FiringEntry(device: devices[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
+            result.append(FiringEntry(device: devices.ids[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
         }
         return result.sorted { ($0.device, $0.campaign.canonical) < ($1.device, $1.campaign.canonical) }
     }
