@@ -1,11 +1,13 @@
 /// Device ids numbered densely (0, 1, 2... in first-seen order) through an open-addressing table
-/// of 16-byte slots, hashed eight bytes at a time: every event looks its device up here, and
+/// of 32-byte slots that hold the id itself (one cache line read per lookup), hashed eight bytes
+/// at a time: every event looks its device up here, and
 /// Swift's `Dictionary<String, _>` spends more on SipHash than on the lookup itself.
 struct DeviceTable: Sendable {
     private struct Slot: Sendable {
         var hash: UInt64
         /// The number + 1; 0 is an empty slot.
         var number: UInt32
+        var id: String
     }
 
     private var slots: [Slot]
@@ -14,7 +16,7 @@ struct DeviceTable: Sendable {
     private(set) var ids: [String] = []
 
     init() {
-        slots = Array(repeating: Slot(hash: 0, number: 0), count: 1024)
+        slots = Array(repeating: Slot(hash: 0, number: 0, id: ""), count: 1024)
         mask = slots.count - 1
     }
 
@@ -56,7 +58,7 @@ struct DeviceTable: Sendable {
         while true {
             let slot = slots[i]
             if slot.number == 0 { return nil }
-            if slot.hash == h && ids[Int(slot.number - 1)] == id { return slot.number - 1 }
+            if slot.hash == h && slot.id == id { return slot.number - 1 }
             i = (i + 1) & mask
         }
     }
@@ -66,7 +68,7 @@ struct DeviceTable: Sendable {
         if (ids.count + 1) * 8 > slots.count * 5 { grow() }
         let number = UInt32(ids.count)
         ids.append(id)
-        insert(Slot(hash: Self.hash(id), number: number + 1))
+        insert(Slot(hash: Self.hash(id), number: number + 1, id: id))
         return number
     }
 
@@ -78,7 +80,7 @@ struct DeviceTable: Sendable {
 
     private mutating func grow() {
         let old = slots
-        slots = Array(repeating: Slot(hash: 0, number: 0), count: old.count * 2)
+        slots = Array(repeating: Slot(hash: 0, number: 0, id: ""), count: old.count * 2)
         mask = slots.count - 1
         for slot in old where slot.number != 0 { insert(slot) }
     }
