@@ -37,7 +37,11 @@ public final class MemoryStateLog: StateLog {
     private var arena = ByteArena()
     private var outboxEntries: [(seq: Int64, records: [UInt8])] = []
 
-    public init() {}
+    public init() {
+        // Room for a million answers before the first rehash (a rehash moves every key, and the
+        // log only grows); untouched capacity costs address space, not memory.
+        answers.reserveCapacity(1 << 20)
+    }
 
     public func begin() {}
     public func commit() {}
