@@ -6,6 +6,10 @@ import Testing
 struct MemoryStateLogTests {
     @Test func everyAnswerComesBackByteForByteAcrossChunksAndOversizedRecords() {
         let log = MemoryStateLog()
+        defer { log.close() }
+        // The first answer is empty: an event that fired nothing, before any chunk exists.
+        log.remember(event: "first", records: [])
+        #expect(log.answer(event: "first") == [])
         var expected: [String: [UInt8]] = [:]
         // About 5 MiB of answers of varied sizes: they fill several 2 MiB chunks, one is larger
         // than a chunk, and one is empty (an event that fired nothing).
