@@ -24,10 +24,12 @@ struct PromiseReplyTarget: ReplyTarget {
 }
 
 /// The one owner of the rules engine and the state: it applies every connection's events in
-/// arrival order on its own thread, and (with `--state`) makes them durable with group commit.
+/// arrival order, and with `--state` makes them durable with group commit on a thread of its own.
+/// Without `--state` nothing waits for a disk, and the same work runs on the connections' event
+/// loop as each read's lines arrive (see `init(campaigns:locales:on:format:presence:logger:)`).
 ///
 /// The engine is not thread-safe and the SQLite connection is opened without SQLite's mutex, so
-/// all of their use happens on this thread. It sleeps until work arrives, then takes everything
+/// all of their use happens on the owner thread. It sleeps until work arrives, then takes everything
 /// queued, applies it in one transaction, commits (one fsync), and only then hands the replies to
 /// the connections' event loops, one task per event loop for the whole batch. While it waits for
 /// the disk, new work queues up and goes into the next transaction: the busier the server, the
