@@ -1,14 +1,17 @@
 import ArgumentParser
-import NIOCore
-import NIOPosix
-import Synchronization
 
 /// `beaconrules-load`: drives a running `beaconrules serve` over loopback and reports what it
 /// measured. Two modes: as fast as it can with pipelining (throughput), or at a fixed rate
 /// (latency percentiles). Events are generated for the museum example campaigns, with ids unique
 /// to the run so that they are processed, not answered from the log.
+///
+/// The client is built to cost little, because on a small machine it shares the cores with the
+/// server it measures: every request is rendered before the clock starts, one thread drives all
+/// connections with non-blocking sockets, and a reply is matched to its request by position (the
+/// protocol answers in order), not by parsing it. It prints its own CPU time so that its share can
+/// be told apart from the server's.
 @main
-struct LoadCommand: AsyncParsableCommand {
+struct LoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beaconrules-load",
         abstract: "Measure a running `beaconrules serve`: events/s with pipelining, or latency at a fixed rate.")
@@ -27,134 +30,37 @@ struct LoadCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() throws {
         let run = String(UInt64.random(in: 0..<UInt64.max), radix: 36)
-        let interval: Duration? = rate > 0 ? .seconds(Double(connections) / rate) : nil
-        let clock = ContinuousClock()
-        let start = clock.now
-        let results = try await withThrowingTaskGroup(of: ConnectionResult.self) { group in
-            for index in 0..<connections {
-                let lines = EventLines(run: run, connection: index, devices: devices)
-                group.addTask {
-                    try await Self.drive(host: host, port: port, lines: lines, count: events, interval: interval)
-                }
-            }
-            var all: [ConnectionResult] = []
-            for try await result in group { all.append(result) }
-            return all
+        let requests = (0..<connections).map { EventLines(run: run, connection: $0, devices: devices).render(count: events) }
+        let driver = LoadDriver(host: host, port: port, rate: rate > 0 ? rate : nil)
+        let outcome: LoadDriver.Outcome
+        do { outcome = try driver.run(requests: requests) } catch {
+            throw ValidationError(error.description)
         }
-        let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let total = results.reduce(0) { $0 + $1.replies }
-        let rejected = results.reduce(0) { $0 + $1.rejected }
-        let records = results.reduce(0) { $0 + $1.records }
-        print("\(total) events on \(connections) connections in \(format(seconds)) s: \(Int(Double(total) / seconds)) events/s (\(records) records, \(rejected) rejected)")
-        var latencies = results.flatMap(\.latencies).sorted()
-        guard !latencies.isEmpty else { return }
-        if latencies.count > 1 { latencies.removeFirst(min(latencies.count / 100, 100)) }  // connection warm-up
-        func percentile(_ p: Double) -> String {
-            format(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000)
-        }
-        let mode = interval == nil ? "pipelined, as fast as answered" : "at \(Int(rate)) events/s"
-        print("latency (\(mode)), ms: p50 \(percentile(0.50))  p90 \(percentile(0.90))  p99 \(percentile(0.99))  max \(format(latencies.last! * 1000))")
+        print(Self.report(outcome, connections: connections, rate: rate))
     }
 
-    /// One connection: a writer task sends (at a fixed pace, or all at once), the caller's task
-    /// reads the replies and times each against its send.
-    static func drive(host: String, port: Int, lines: EventLines, count: Int, interval: Duration?) async throws -> ConnectionResult {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                        wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-                }
+    static func report(_ outcome: LoadDriver.Outcome, connections: Int, rate: Double) -> String {
+        let perSecond = Int(Double(outcome.replies) / outcome.seconds)
+        let recordsPerReply = outcome.sampledReplies > 0 ? Double(outcome.sampledRecords) / Double(outcome.sampledReplies) : 0
+        var lines = [
+            "\(outcome.replies) events on \(connections) connections in \(format(outcome.seconds)) s: \(perSecond) events/s "
+                + "(\(outcome.rejected) rejected, \(format(recordsPerReply)) records per reply, "
+                + "\(format(Double(outcome.receivedBytes) / outcome.seconds / 1e6)) MB/s of replies)",
+            "client CPU \(format(outcome.clientCPU)) s (\(format(outcome.clientCPU / outcome.seconds * 100))% of a core)",
+        ]
+        var latencies = outcome.latencies.sorted()
+        if !latencies.isEmpty {
+            if latencies.count > 1 { latencies.removeFirst(min(latencies.count / 100, 100)) }  // connection warm-up
+            func percentile(_ p: Double) -> String {
+                format(Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1e6)
             }
-        let sent = SendTimes(capacity: count)
-        let clock = ContinuousClock()
-        return try await channel.executeThenClose { inbound, outbound in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    var next = clock.now
-                    var batch = ByteBuffer()
-                    for n in 0..<count {
-                        if let interval {
-                            next += interval
-                            try await clock.sleep(until: next)
-                            sent.append(clock.now)
-                            try await outbound.write(ByteBuffer(string: lines.line(n)))
-                        } else {
-                            batch.writeString(lines.line(n))
-                            if batch.readableBytes >= 1 << 16 || n == count - 1 {
-                                sent.append(clock.now, times: n + 1 - sent.count)
-                                try await outbound.write(batch)
-                                batch.clear()
-                            }
-                        }
-                    }
-                    outbound.finish()
-                }
-                var result = ConnectionResult()
-                result.latencies.reserveCapacity(count)
-                for try await reply in inbound.splitLines() {
-                    let now = clock.now
-                    let latency = now - sent[result.replies]
-                    result.latencies.append(Double(latency.components.attoseconds) / 1e18 + Double(latency.components.seconds))
-                    result.replies += 1
-                    if reply.readableBytesView.starts(with: "{\"ok\":false".utf8) { result.rejected += 1 }
-                    result.records += reply.readableBytesView.split(separator: UInt8(ascii: "{")).count - 2
-                    if result.replies == count { break }
-                }
-                try await group.waitForAll()
-                return result
-            }
+            let mode = rate > 0 ? "at \(Int(rate)) events/s" : "pipelined, as fast as answered"
+            lines.append("latency (\(mode)), ms: p50 \(percentile(0.50))  p90 \(percentile(0.90))  p99 \(percentile(0.99))  max \(format(Double(latencies.last!) / 1e6))")
+            if rate > 0 { lines.append("sends at most \(format(Double(outcome.worstSendLag) / 1e6)) ms behind schedule") }
         }
-    }
-}
-
-struct ConnectionResult: Sendable {
-    var replies = 0
-    var rejected = 0
-    /// Counted roughly (objects opened per reply), enough to see that rules fired.
-    var records = 0
-    var latencies: [Double] = []
-}
-
-/// When each line was sent, shared by the writer and the reader of one connection.
-final class SendTimes: Sendable {
-    private let times: Mutex<[ContinuousClock.Instant]>
-
-    init(capacity: Int) {
-        var times: [ContinuousClock.Instant] = []
-        times.reserveCapacity(capacity)
-        self.times = Mutex(times)
-    }
-
-    var count: Int { times.withLock { $0.count } }
-
-    func append(_ time: ContinuousClock.Instant, times count: Int = 1) {
-        times.withLock { $0.append(contentsOf: repeatElement(time, count: count)) }
-    }
-
-    subscript(index: Int) -> ContinuousClock.Instant {
-        times.withLock { $0[index] }
-    }
-}
-
-/// Event lines for one connection: its own devices, moving between the four museum beacons.
-struct EventLines: Sendable {
-    let run: String
-    let connection: Int
-    let devices: Int
-
-    func line(_ n: Int) -> String {
-        let device = n % devices
-        let step = n / devices
-        let beacon = (step / 2 + device) % 4 + 1
-        let type = step % 2 == 0 ? "enter" : "exit"
-        // 2026-06-05T06:00Z plus 7 minutes per step: through the day's time frames.
-        let time = 1_780_639_200_000 + Int64(step) * 420_000
-        return "{\"id\":\"\(run)-\(connection)-\(n)\",\"device\":\"load-\(run)-\(connection)-\(device)\",\"type\":\"\(type)\","
-            + "\"beacon\":\"b9407f30f5f8466eaff925556b57fe6d001000000\(beacon)\",\"time\":\(time),\"locale\":\"de-DE\"}\n"
+        return lines.joined(separator: "\n")
     }
 }
 

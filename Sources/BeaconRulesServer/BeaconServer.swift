@@ -24,22 +24,30 @@ public actor BeaconServer: Service {
     private var state = State.idle
     private let configuration: ServerConfiguration
     private let owner: EngineOwner
+    /// Every connection is served on this one event loop: the owner's replies for a batch are
+    /// then one task, and without a state file the engine itself runs here.
+    private let connectionLoop: any EventLoop
     private let loadCatalog: CatalogLoader
     private let onListening: @Sendable (SocketAddress) -> Void
     private var campaignCount: Int
-    private var connectionCount = 0
     public nonisolated let logger: Logger
 
     /// - Parameters:
-    ///   - store: the state; the server owns it from here on and closes it when it stops.
+    ///   - store: the state file; the server owns it from here on and closes it when it stops. Nil:
+    ///     the state lives in memory, as long as the process.
     ///   - onListening: told the bound address (with the port picked when `port` is 0).
     public init(
-        configuration: ServerConfiguration, catalog: Catalog, store: sending SQLiteStateStore,
+        configuration: ServerConfiguration, catalog: Catalog, store: sending SQLiteStateStore?,
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
         self.configuration = configuration
-        self.owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, logger: logger)
+        connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
+        if let store {
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, logger: logger)
+        } else {
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, logger: logger)
+        }
         self.loadCatalog = loadCatalog
         self.logger = logger
         self.onListening = onListening
@@ -50,37 +58,31 @@ public actor BeaconServer: Service {
         guard case .idle = state else { throw ServerError.alreadyStarted }
         state = .running
         owner.start()
-        let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let registry = ConnectionRegistry()
+        let listener: any Channel
         do {
-            listener = try await bind()
+            listener = try await bind(registry: registry)
         } catch {
             await owner.stop()
             state = .stopped
             throw ServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
-        if let address = listener.channel.localAddress {
+        if let address = listener.localAddress {
             logger.info("listening", metadata: ["address": "\(configuration.host):\(address.port ?? configuration.port)", "campaigns": "\(campaignCount)"])
             onListening(address)
         }
         await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                do {
-                    try await listener.executeThenClose { inbound in
-                        for try await child in inbound {
-                            connectionCount += 1
-                            let connection = Connection(
-                                number: connectionCount, channel: child, owner: owner,
-                                configuration: configuration, logger: logger)
-                            group.addTask { await connection.run() }
-                        }
-                    }
-                } catch {
-                    logger.debug("listener closed", metadata: ["error": "\(error)"])
-                }
+            await withTaskCancellationHandler {
+                try? await listener.closeFuture.get()
+            } onCancel: {
+                listener.close(promise: nil)
             }
         } onGracefulShutdown: {
-            listener.channel.close(promise: nil)
+            listener.close(promise: nil)
         }
+        // However the listener closed, every connection answers what it has read and closes.
+        registry.shutdownAll()
+        await registry.waitUntilEmpty()
         logger.info("stopped accepting; every connection is closed; closing the state")
         await owner.stop()
         state = .stopped
@@ -106,21 +108,24 @@ public actor BeaconServer: Service {
         campaignCount = count
     }
 
-    private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    private func bind(registry: ConnectionRegistry) async throws -> any Channel {
+        let owner = owner
+        let configuration = configuration
+        let logger = logger
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: connectionLoop)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // Without it a client's half-close (all lines sent) would close the connection
             // before its replies were written.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .bind(host: configuration.host, port: configuration.port) { channel in
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                        wrappingChannelSynchronously: channel,
-                        configuration: .init(
-                            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
-                            isOutboundHalfClosureEnabled: true))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(owner: owner, registry: registry, configuration: configuration, logger: logger))
                 }
             }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
     }
 }

@@ -1,112 +1,199 @@
 import BeaconRules
 import Logging
 import NIOCore
-import ServiceLifecycle
 
-/// One client: reads request lines, hands them to the `EngineOwner` in order, and writes exactly
-/// one reply line per request line, in order.
+/// One client, on its channel's event loop: frames and parses request lines as they arrive,
+/// submits each read's lines to the `EngineOwner` in order, and writes exactly one reply line per
+/// request line, in order, as the owner hands the replies back.
 ///
-/// Two tasks share the work so that requests can be pipelined: the reader frames and parses each
-/// chunk as it arrives and submits its lines at once (they may share a commit with every other
-/// connection's), the writer awaits the replies in submission order and writes them. A
-/// `ReplyQueue` between them bounds what a slow reader of replies can make the server hold.
+/// Everything a line costs between the socket and the owner happens on the event loop that read
+/// it, with no task or thread hop: a batch of lines is one post to the owner and one task back,
+/// shared by every connection of that event loop.
 ///
-/// Graceful shutdown closes the queue: lines already read are answered, later input is read and
+/// Backpressure: at most `linesInFlight` lines may be read but not yet answered. Past that the
+/// handler holds back NIO's `read()`, so a client that does not read its replies stops being read,
+/// its TCP window fills, and it alone waits, at bounded memory.
+///
+/// Graceful shutdown (`shutdown()`): lines already read are answered, later input is read and
 /// dropped, the server half-closes its side after the last reply, and closes once the client has
 /// closed too (or after `lingerAfterShutdown`). Closing while the client's bytes sit unread would
 /// make the kernel reset the connection and drop replies not yet delivered.
-struct Connection: Sendable {
-    let number: Int
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    let owner: EngineOwner
-    let configuration: ServerConfiguration
-    let logger: Logger
+final class ConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// How long a connection waits for the client to close after its last reply at shutdown.
     static let lingerAfterShutdown = TimeAmount.seconds(2)
 
-    /// Serves the connection until the client closes it or shutdown ends it; never throws, so one
-    /// client cannot take the server down.
-    func run() async {
-        var logger = logger
-        logger[metadataKey: "connection"] = "\(number)"
-        let peer = channel.channel.remoteAddress.map { "\($0)" } ?? "unknown"
-        logger.info("connection opened", metadata: ["peer": "\(peer)"])
-        let queue = ReplyQueue(limit: configuration.linesInFlight)
-        var lines = 0
-        var outcome = "closed by the client"
-        do {
-            lines = try await withGracefulShutdownHandler {
-                try await channel.executeThenClose { inbound, outbound in
-                    try await serve(inbound: inbound, outbound: outbound, queue: queue, logger: logger)
-                }
-            } onGracefulShutdown: {
-                queue.close()
-            }
-        } catch {
-            outcome = "closed: \(error)"
-        }
-        logger.info("connection \(outcome)", metadata: ["lines": "\(lines)"])
+    private let owner: EngineOwner
+    private let registry: ConnectionRegistry
+    private let maximumLineLength: Int
+    private let linesInFlight: Int
+    private var logger: Logger
+    private var framer: LineFramer
+    private var context: ChannelHandlerContext?
+    private var number = 0
+    /// Lines read since the last submission.
+    private var pending: [RequestLine] = []
+    /// Lines submitted and not yet answered.
+    private var inFlight = 0
+    /// NIO asked to read while too many lines were in flight: read once replies make room.
+    private var readHeld = false
+    /// The client has half-closed: no more lines will come.
+    private var inputClosed = false
+    /// Graceful shutdown: answer what was read, drop the rest.
+    private var stopping = false
+    /// The last reply is written (or being written) and the output is closing.
+    private var finished = false
+    private var lastWrite: EventLoopFuture<Void>?
+    private var connection = 0
+
+    init(owner: EngineOwner, registry: ConnectionRegistry, configuration: ServerConfiguration, logger: Logger) {
+        self.owner = owner
+        self.registry = registry
+        self.maximumLineLength = configuration.maximumLineLength
+        self.linesInFlight = configuration.linesInFlight
+        self.logger = logger
+        self.framer = LineFramer(limit: configuration.maximumLineLength)
     }
 
-    /// Returns the number of lines read.
-    private func serve(
-        inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        queue: ReplyQueue, logger: Logger
-    ) async throws -> Int {
-        let channel = channel.channel
-        let limit = configuration.maximumLineLength
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for await next in queue.replies {
-                        try await outbound.write(try await next.reply.get())
-                        queue.release(next.lines)
-                    }
-                } catch {
-                    // The client is gone: stop the reader too.
-                    queue.close()
-                    throw error
-                }
-                // Every line taken is answered. If the client has not ended its requests (shutdown),
-                // tell it with a half-close, and give it a moment to close its side.
-                outbound.finish()
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let (number, stopping) = registry.add(NIOLoopBound(self, eventLoop: context.eventLoop))
+        connection = number
+        logger[metadataKey: "connection"] = "\(number)"
+        let peer = context.channel.remoteAddress.map { "\($0)" } ?? "unknown"
+        logger.info("connection opened", metadata: ["peer": "\(peer)"])
+        if stopping { shutdown() }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        registry.remove(connection)
+        let outcome = finished || inputClosed ? "closed by the client" : "closed"
+        logger.info("connection \(outcome)", metadata: ["lines": "\(number)"])
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After shutdown, input is read only to be dropped (see the type's comment).
+        if stopping || inputClosed { return }
+        let limit = maximumLineLength
+        framer.feed(unwrapInboundIn(data)) { frame in
+            number += 1
+            pending.append(.parse(frame, line: number, limit: limit))
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        submitPending()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case ChannelEvent.inputClosed = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        if !stopping && !inputClosed {
+            let limit = maximumLineLength
+            framer.finish { frame in
+                number += 1
+                pending.append(.parse(frame, line: number, limit: limit))
+            }
+            submitPending()
+        }
+        inputClosed = true
+        if finished {
+            // Shutdown already half-closed our side; the client has closed its own.
+            context.close(promise: nil)
+        } else {
+            finishIfAnswered()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A reset or a read error: the client is gone.
+        logger.debug("connection error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    /// NIO asks for more input: held back while too many lines wait for their replies.
+    func read(context: ChannelHandlerContext) {
+        if inFlight >= linesInFlight && !stopping {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    /// Graceful shutdown: answer what was read, drop what comes after, then close.
+    func shutdown() {
+        if stopping { return }
+        stopping = true
+        pending = []
+        if readHeld, let context {
+            readHeld = false
+            context.read()
+        }
+        finishIfAnswered()
+    }
+
+    /// The replies to `lines` lines, from the owner (on this event loop).
+    func deliver(_ reply: ByteBuffer, lines: Int, flush: Bool) {
+        inFlight -= lines
+        guard let context, !finished else { return }
+        lastWrite = context.write(wrapOutboundOut(reply))
+        if flush { context.flush() }
+        if readHeld && inFlight < linesInFlight {
+            readHeld = false
+            context.read()
+        }
+        finishIfAnswered()
+    }
+
+    private func submitPending() {
+        if pending.isEmpty { return }
+        let lines = pending
+        pending = []
+        pending.reserveCapacity(lines.count)
+        inFlight += lines.count
+        owner.submit(lines, to: ConnectionReplies(handler: NIOLoopBound(self, eventLoop: context!.eventLoop), id: ObjectIdentifier(self), lines: lines.count))
+    }
+
+    /// Once every line read is answered and no more will be: the client half-closed, so close
+    /// after the last reply; or shutdown, so half-close, and close when the client does (or after
+    /// the linger time).
+    private func finishIfAnswered() {
+        guard (inputClosed || stopping), inFlight == 0, pending.isEmpty, !finished, let context else { return }
+        finished = true
+        context.flush()
+        let done = lastWrite ?? context.eventLoop.makeSucceededVoidFuture()
+        let channel = context.channel
+        if inputClosed {
+            done.whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            done.whenComplete { _ in
+                channel.close(mode: .output, promise: nil)
                 channel.eventLoop.scheduleTask(in: Self.lingerAfterShutdown) { channel.close(promise: nil) }
             }
-            var framer = LineFramer(limit: limit)
-            var number = 0
-            func submit(_ lines: [RequestLine]) async {
-                if lines.isEmpty { return }
-                _ = await queue.enqueue(lines.count) {
-                    let promise = channel.eventLoop.makePromise(of: ByteBuffer.self)
-                    owner.submit(lines, promise: promise)
-                    return promise.futureResult
-                }
-            }
-            do {
-                for try await chunk in inbound {
-                    // After shutdown, input is read only to be dropped (see the type's comment).
-                    if queue.isClosed { continue }
-                    var lines: [RequestLine] = []
-                    framer.feed(chunk) { frame in
-                        number += 1
-                        lines.append(.parse(frame, line: number, limit: limit))
-                    }
-                    await submit(lines)
-                }
-                var last: [RequestLine] = []
-                framer.finish { frame in
-                    number += 1
-                    last.append(.parse(frame, line: number, limit: limit))
-                }
-                await submit(last)
-            } catch {
-                // A reset or a read error: what was read is still answered, if the client listens.
-                logger.debug("read ended", metadata: ["error": "\(error)"])
-            }
-            queue.close()
-            try await group.waitForAll()
-            return number
         }
+    }
+}
+
+/// The replies to one submission of a connection.
+struct ConnectionReplies: ReplyTarget {
+    let handler: NIOLoopBound<ConnectionHandler>
+    let id: ObjectIdentifier
+    let lines: Int
+
+    var eventLoop: any EventLoop { handler.eventLoop }
+
+    func deliver(_ reply: ByteBuffer, flush: Bool) {
+        handler.value.deliver(reply, lines: lines, flush: flush)
     }
 }

@@ -1,4 +1,9 @@
 import BeaconRules
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The reply lines of SPEC section 5, written straight into bytes.
 enum Reply {
@@ -14,16 +19,18 @@ enum Reply {
     /// JSON lines (each ending in `\n`) as a JSON array. Records never hold a raw newline (JSON
     /// escapes it), so each `\n` ends one record.
     static func array(of records: [UInt8], into w: inout JSONWriter) {
-        w.raw("[")
-        var first = true
-        var start = 0
-        for index in records.indices where records[index] == 0x0A {
-            if !first { w.bytes.append(0x2C) }
-            w.bytes.append(contentsOf: records[start..<index])
-            first = false
-            start = index + 1
+        w.bytes.append(0x5B)  // [
+        records.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var start = 0
+            while start < all.count, let hit = memchr(base + start, 0x0A, all.count - start) {
+                let end = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+                if start > 0 { w.bytes.append(0x2C) }  // ,
+                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: all[start..<end]))
+                start = end + 1
+            }
         }
-        w.raw("]")
+        w.bytes.append(0x5D)  // ]
     }
 
     /// `{"ok":true,"outbox":[{"seq":N,"records":[...]},...],"next":M}`: records that fired on the

@@ -81,9 +81,9 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.presence = try presenceOptions.settings(campaigns: campaigns)
         let listening = configuration
-        let store: SQLiteStateStore
+        let store: SQLiteStateStore?
         do {
-            store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) } ?? SQLiteStateStore.inMemory()
+            store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) }
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
