@@ -13,7 +13,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Each beacon seen in events, numbered, with its candidate campaigns (`CampaignSet.candidates`:
     /// exact, UUID-wide and instant ones merged in load order), worked out once per beacon.
     /// The payload is where the beacon's rows are in `candidateRows`: start << 32 | count.
-    private var beaconNumbers = BeaconTable()
+    private var beaconNumbers = NumberingTable<BeaconID>()
     /// Each numbered beacon's candidates back to back, each row with its rule copied in, so an
     /// event reads one contiguous run instead of one scattered rule per candidate.
     private var candidateRows: [CandidateRow] = []
@@ -159,15 +159,11 @@ public struct RulesEngine<Store: SuppressionStore> {
                 if let packed = tailIndex.value(key) {
                     pending[i].tail = packed
                 } else {
-                    let record = record(for: campaigns.campaigns[Int(firing.index)], event: event, fireDate: event.time)
+                    let (tail, record) = renderTail(index: Int(firing.index), event: event)
                     if ledger.isEnabled {
                         // The ledger asks for the same record's language right after: it is known now.
                         noteLanguage(of: record, deviceLocale: event.locale, key: DeliveryLedger.languageKey(rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind))
                     }
-                    var tailWriter = JSONWriter(capacity: 1024)
-                    record.appendTail(to: &tailWriter)
-                    var tail = tailWriter.bytes
-                    tail.append(0x0A)
                     if tail.count < Self.longestCachedTail {
                         let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
                         let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
@@ -178,7 +174,7 @@ public struct RulesEngine<Store: SuppressionStore> {
                     }
                 }
             } else {
-                uncached[i] = renderTail(index: Int(firing.index), event: event) + [0x0A]
+                uncached[i] = renderTail(index: Int(firing.index), event: event).line
             }
         }
         if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale) }
@@ -232,10 +228,13 @@ public struct RulesEngine<Store: SuppressionStore> {
         for firing in pending { body(Int(firing.index), firing.fireDate) }
     }
 
-    private func renderTail(index: Int, event: BeaconEvent) -> [UInt8] {
-        var w = JSONWriter(capacity: 512)
-        record(for: campaigns.campaigns[index], event: event, fireDate: event.time).appendTail(to: &w)
-        return w.bytes
+    /// The record's tail with its line's newline, and the record it was rendered from.
+    private func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
+        let record = record(for: campaigns.campaigns[index], event: event, fireDate: event.time)
+        var w = JSONWriter(capacity: 1024)
+        record.appendTail(to: &w)
+        w.bytes.append(0x0A)
+        return (w.bytes, record)
     }
 
     /// The beacon's number and where its rows are (start << 32 | count), numbering it on first sight.

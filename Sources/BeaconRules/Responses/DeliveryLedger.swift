@@ -95,8 +95,9 @@ public struct DeliveryLedger: Sendable {
     /// Moves `unindexed` into `entries` and `index`; a repeated id keeps its first entry.
     mutating func catchUp() {
         if unindexed.isEmpty { return }
+        // Sized once for a large catch-up (the table would rehash at each doubling); `entries`
+        // grows geometrically on its own (an exact reserve per call would copy it every time).
         index.reserveCapacity(index.count + unindexed.count)
-        entries.reserveCapacity(entries.count + unindexed.count)
         for entry in unindexed where index[entry.key] == nil {
             let next = Int32(entries.count)
             index[entry.key] = next
@@ -189,15 +190,10 @@ public struct DeliveryLedger: Sendable {
     @discardableResult
     mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) -> Bool {
         catchUp()
-        let next = Int32(entries.count)
-        // One hash lookup for the common case, a new id; a repeat puts the old entry back.
-        if let old = index.updateValue(next, forKey: key) {
-            index[key] = old
-            return false
-        }
-        noteChange(next)
-        entries.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0))
-        return true
+        let before = entries.count
+        deliverLater(key: key, rule: rule, campaign: campaign, language: language, locale: locale, beacon: beacon, trigger: trigger)
+        catchUp()
+        return entries.count > before
     }
 
     /// Sets `bits` on an entry; true when any of them is new.

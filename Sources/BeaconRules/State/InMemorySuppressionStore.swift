@@ -1,7 +1,7 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
 /// (device, campaign) entry is 12 bytes in its device's run (`DeviceFirings`).
 public struct InMemorySuppressionStore: SuppressionStore, Sendable {
-    private var devices = DeviceTable()
+    private var devices = NumberingTable<String>()
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
     private var firings = DeviceFirings()
@@ -17,20 +17,20 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         guard let d = devices.number(device), let c = campaignSlots[campaign] else { return nil }
-        return lastFiring(d, c)
+        return lastFiring(UInt32(d), c)
     }
 
     public mutating func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         recordFiring(key(device: device), key(campaign: campaign), at: time)
     }
 
-    public func existingKey(device: String) -> UInt32? { devices.number(device) }
+    public func existingKey(device: String) -> UInt32? { devices.number(device).map(UInt32.init) }
 
     public mutating func key(device: String) -> UInt32 {
-        if let slot = devices.number(device) { return slot }
+        if let slot = devices.number(device) { return UInt32(slot) }
         let slot = firings.addDevice()
         let number = devices.add(device)
-        assert(number == slot)
+        assert(number == Int(slot))
         return slot
     }
 
@@ -57,7 +57,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         var result: [FiringEntry] = []
         result.reserveCapacity(firings.count)
         firings.forEach { device, campaign, ms in
-            result.append(FiringEntry(device: devices.ids[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
+            result.append(FiringEntry(device: devices.keys[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
         }
         return result.sorted { ($0.device, $0.campaign.canonical) < ($1.device, $1.campaign.canonical) }
     }

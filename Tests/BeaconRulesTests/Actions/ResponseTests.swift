@@ -41,6 +41,19 @@ struct ResponseTests {
         #expect((f.opened, f.clicked) == (1, 0))
     }
 
+    /// Deliveries are indexed only when the ledger is read: the same event given again before then
+    /// is still one notification, through `write` (the hot path) as through `process`.
+    @Test func anEventGivenTwiceIsOneDeliveredNotification() throws {
+        var engine = try delivered()
+        var writer = JSONWriter()
+        engine.write(Harness.event(beacon: Self.beacon, at: "2026-05-10T16:00:00Z", device: "d1", id: "e1", locale: "en"), into: &writer)
+        #expect(!writer.bytes.isEmpty)
+        #expect(engine.ledger.count == 1)
+        #expect(funnel(engine).delivered == 1)
+        #expect(try engine.respond(to: response(.present)).counted)
+        #expect(funnel(engine).presented == 1)
+    }
+
     @Test func repeatedAndOutOfOrderResponsesCountOnce() throws {
         var engine = try delivered()
         let stream: [ResponseEvent] = [response(.click, "tell"), response(.present), response(.click, "tell"), response(.present), response(.dismiss), response(.dismiss), response(.click)]

@@ -1,0 +1,112 @@
+/// A key that hashes with a few multiplies: the engine's numbering tables look one up per event,
+/// and Swift's seeded SipHash cost more than the lookup itself.
+protocol FastHashable: Equatable, Sendable {
+    var fastHash: UInt64 { get }
+}
+
+/// Keys numbered densely (0, 1, 2... in first-seen order), each with a 64-bit payload, in an
+/// open-addressing table (linear probing, at most 5/8 full). A slot holds the key, its hash, its
+/// number and its payload, so a lookup reads one slot. The engine numbers the beacons events name
+/// (the payload says where their candidate rows are), the in-memory store numbers devices.
+struct NumberingTable<Key: FastHashable>: Sendable {
+    private struct Slot: Sendable {
+        var hash: UInt64
+        var payload: UInt64
+        /// The number + 1; 0 is an empty slot.
+        var number: UInt32
+        var key: Key?
+    }
+
+    private var slots: [Slot]
+    private var mask: Int
+    /// The keys by number.
+    private(set) var keys: [Key] = []
+
+    init() {
+        slots = Array(repeating: Slot(hash: 0, payload: 0, number: 0, key: nil), count: 1024)
+        mask = slots.count - 1
+    }
+
+    var count: Int { keys.count }
+
+    /// The key's number and payload, nil when it was never added.
+    @inline(__always)
+    func find(_ key: Key) -> (number: Int, payload: UInt64)? {
+        let h = key.fastHash
+        return slots.withUnsafeBufferPointer { s in
+            var i = Int(truncatingIfNeeded: h) & mask
+            while true {
+                let slot = s[i]
+                if slot.number == 0 { return nil }
+                if slot.hash == h && slot.key == key { return (Int(slot.number - 1), slot.payload) }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
+    /// The key's number, nil when it was never added.
+    @inline(__always)
+    func number(_ key: Key) -> Int? { find(key)?.number }
+
+    /// Adds a key that is not in the table yet; returns its number (`count` before).
+    mutating func add(_ key: Key, payload: UInt64 = 0) -> Int {
+        if (keys.count + 1) * 8 > slots.count * 5 { grow() }
+        let number = keys.count
+        keys.append(key)
+        insert(Slot(hash: key.fastHash, payload: payload, number: UInt32(number + 1), key: key))
+        return number
+    }
+
+    private mutating func insert(_ slot: Slot) {
+        var i = Int(truncatingIfNeeded: slot.hash) & mask
+        while slots[i].number != 0 { i = (i + 1) & mask }
+        slots[i] = slot
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = Array(repeating: Slot(hash: 0, payload: 0, number: 0, key: nil), count: old.count * 2)
+        mask = slots.count - 1
+        for slot in old where slot.number != 0 { insert(slot) }
+    }
+}
+
+extension BeaconID: FastHashable {
+    var fastHash: UInt64 {
+        let majorMinor = UInt64(major) << 16 | UInt64(minor)
+        var h = uuid.high &* 0x9E37_79B9_7F4A_7C15
+        h ^= uuid.low &+ (h >> 29)
+        h = (h ^ majorMinor) &* 0xBF58_476D_1CE4_E5B9
+        return h ^ (h >> 31)
+    }
+}
+
+extension String: FastHashable {
+    /// The UTF-8 bytes eight at a time.
+    var fastHash: UInt64 {
+        var text = self
+        return text.withUTF8 { bytes in
+            var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
+            guard let base = bytes.baseAddress else { return h }
+            let raw = UnsafeRawPointer(base)
+            var i = 0
+            while i + 8 <= bytes.count {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                h ^= h >> 32
+                i += 8
+            }
+            if i < bytes.count {
+                var last: UInt64 = 0
+                var shift: UInt64 = 0
+                while i < bytes.count {
+                    last |= UInt64(bytes[i]) << shift
+                    shift += 8
+                    i += 1
+                }
+                h = (h ^ last) &* 0x9E37_79B9_7F4A_7C15
+            }
+            h = (h ^ (h >> 29)) &* 0xBF58_476D_1CE4_E5B9
+            return h ^ (h >> 32)
+        }
+    }
+}
