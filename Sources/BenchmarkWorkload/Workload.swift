@@ -51,20 +51,20 @@ extension WorkloadSpec {
             if i > 0 { w.raw(",\n") }
             let venue = random.below(uuids)
             w.raw("{\"eid\":\"")
-            w.raw(String(random.next(), radix: 16) + String(random.next(), radix: 16))
-            w.raw("\",\"name\":\"campaign \(i)\"")
+            w.rawText(String(random.next(), radix: 16) + String(random.next(), radix: 16))
+            w.rawText("\",\"name\":\"campaign \(i)\"")
             let trigger = [1, 1, 1, 1, 2, 2, 2, 3, 3, 3][random.below(10)]
-            w.raw(",\"trigger\":\(trigger)")
+            w.rawText(",\"trigger\":\(trigger)")
             let type = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4][random.below(20)]
-            w.raw(",\"type\":\(type)")
+            w.rawText(",\"type\":\(type)")
             w.raw(",\"beacons\":[")
             let venueWide = random.chance(5)
             if venueWide {
-                w.raw("\"\(venueUUID(venue))\"")
+                w.rawText("\"\(venueUUID(venue))\"")
             } else {
                 for k in 0..<(1 + random.below(3)) {
                     if k > 0 { w.raw(",") }
-                    w.raw("\"\(beacon(venue: venue, index: random.below(beaconsPerVenue)))\"")
+                    w.rawText("\"\(beacon(venue: venue, index: random.below(beaconsPerVenue)))\"")
                 }
             }
             w.raw("]")
@@ -74,7 +74,7 @@ extension WorkloadSpec {
                     if k > 0 { w.raw(",") }
                     let from = start.milliseconds + Int64(random.below(Int(Self.day)))
                     let to = from + Int64(2 + random.below(5)) * 3_600_000
-                    w.raw("{\"start\":\"\(Timestamp(milliseconds: from))\",\"end\":\"\(Timestamp(milliseconds: to))\"}")
+                    w.rawText("{\"start\":\"\(Timestamp(milliseconds: from))\",\"end\":\"\(Timestamp(milliseconds: to))\"}")
                 }
                 w.raw("]")
             }
@@ -82,17 +82,17 @@ extension WorkloadSpec {
             switch venueWide ? 35 + random.below(65) : random.below(100) {
             case 0..<35: w.raw(",\"suppressionTime\":-1")
             case 35..<50: w.raw(",\"suppressionTime\":0")
-            case 50..<85: w.raw(",\"suppressionTime\":\(300 * (1 + random.below(288)))")
+            case 50..<85: w.rawText(",\"suppressionTime\":\(300 * (1 + random.below(288)))")
             default: w.raw(",\"sendOnlyOnce\":true")
             }
-            if random.chance(20) { w.raw(",\"delay\":\(60 * (1 + random.below(10)))") }
-            w.raw(",\"content\":{\"subject\":\"Offer \(i)\",\"body\":\"Something good at venue \(venue)\",\"url\":\"https://venue\(venue).example/offer/\(i)\",\"payload\":")
+            if random.chance(20) { w.rawText(",\"delay\":\(60 * (1 + random.below(10)))") }
+            w.rawText(",\"content\":{\"subject\":\"Offer \(i)\",\"body\":\"Something good at venue \(venue)\",\"url\":\"https://venue\(venue).example/offer/\(i)\",\"payload\":")
             if random.chance(70) {
-                w.raw("{\"offer\":\(i),\"onEnter\":{\"confirmAction\":\"open\",\"de\":{\"title\":\"Angebot \(i)\",\"message\":\"Etwas Gutes in Filiale \(venue)\",\"okButtonTitle\":\"Ansehen\"},")
-                w.raw("\"en\":{\"title\":\"Offer \(i)\",\"message\":\"Something good at venue \(venue)\"}},")
+                w.rawText("{\"offer\":\(i),\"onEnter\":{\"confirmAction\":\"open\",\"de\":{\"title\":\"Angebot \(i)\",\"message\":\"Etwas Gutes in Filiale \(venue)\",\"okButtonTitle\":\"Ansehen\"},")
+                w.rawText("\"en\":{\"title\":\"Offer \(i)\",\"message\":\"Something good at venue \(venue)\"}},")
                 w.raw("\"onExit\":{\"confirmAction\":\"share\",\"actInForeground\":false,\"de\":{\"title\":\"Danke!\",\"message\":\"Bis bald\"},\"en\":{\"title\":\"Thanks!\",\"message\":\"See you soon\"}}}")
             } else if random.chance(50) {
-                w.raw("{\"offer\":\(i)}")
+                w.rawText("{\"offer\":\(i)}")
             } else {
                 w.raw("null")
             }
@@ -113,7 +113,7 @@ extension WorkloadSpec {
         for i in 0..<events {
             let device = random.below(devices)
             let home = device % uuids
-            w.raw("{\"id\":\"e-\(i)\",\"device\":\"dev-\(device)\",\"type\":")
+            w.rawText("{\"id\":\"e-\(i)\",\"device\":\"dev-\(device)\",\"type\":")
             let beaconIndex: Int
             let venue: Int
             if inside[device] >= 0 {
@@ -127,9 +127,9 @@ extension WorkloadSpec {
                 inside[device] = Int32(venue * beaconsPerVenue + beaconIndex)
                 w.raw("\"enter\"")
             }
-            w.raw(",\"beacon\":\"\(beacon(venue: venue, index: beaconIndex))\",\"time\":\"")
+            w.rawText(",\"beacon\":\"\(beacon(venue: venue, index: beaconIndex))\",\"time\":\"")
             Timestamp(milliseconds: start.milliseconds + Int64(i) * step + Int64(random.below(1000))).appendRFC3339(to: &w.bytes)
-            w.raw("\",\"locale\":\"\(locales[device % locales.count])\"}\n")
+            w.rawText("\",\"locale\":\"\(locales[device % locales.count])\"}\n")
             if w.bytes.count >= blockSize {
                 sink(w.bytes)
                 w.bytes.removeAll(keepingCapacity: true)

@@ -46,20 +46,20 @@ public enum CampaignLayoutFile {
             w.raw("[")
             for (i, element) in elements.enumerated() {
                 w.raw(i == 0 ? "\n" : ",\n")
-                w.raw(inner)
+                w.rawText(inner)
                 write(element.value, indent: indent + 1, into: &w)
             }
-            w.raw("\n" + String(repeating: "  ", count: indent) + "]")
+            w.rawText("\n" + String(repeating: "  ", count: indent) + "]")
         case .object(let members) where !members.isEmpty:
             w.raw("{")
             for (i, member) in members.enumerated() {
                 w.raw(i == 0 ? "\n" : ",\n")
-                w.raw(inner)
+                w.rawText(inner)
                 w.string(member.key)
                 w.raw(": ")
                 write(member.value, indent: indent + 1, into: &w)
             }
-            w.raw("\n" + String(repeating: "  ", count: indent) + "}")
+            w.rawText("\n" + String(repeating: "  ", count: indent) + "}")
         default:
             w.value(value)
         }

@@ -47,15 +47,19 @@ public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func appendPid(to out: inout [UInt8]) {
-        uuid.appendHex(to: &out)
-        for value in [major, minor] {
-            let v = Int(value)
-            out.append(UInt8(0x30 + v / 10000))
-            out.append(UInt8(0x30 + v / 1000 % 10))
-            out.append(UInt8(0x30 + v / 100 % 10))
-            out.append(UInt8(0x30 + v / 10 % 10))
-            out.append(UInt8(0x30 + v % 10))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 42) { buffer in
+            writePid(to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: 42))
         }
+    }
+
+    /// Writes the 42-char pid at `p`.
+    @inline(__always)
+    public func writePid(to p: UnsafeMutablePointer<UInt8>) {
+        Digits.writeHex16(uuid.high, p)
+        Digits.writeHex16(uuid.low, p + 16)
+        Digits.write5(major, p + 32)
+        Digits.write5(minor, p + 37)
     }
 }
 
@@ -72,17 +76,31 @@ public struct ProximityUUID: Sendable, Hashable, CustomStringConvertible {
     /// Parses 32 hex digits in any case.
     @inlinable
     public init?(hex32 b: UnsafeBufferPointer<UInt8>) {
-        guard b.count == 32 else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0
-        for k in 0..<16 {
-            guard let d = hexDigitValue(b[k]) else { return nil }
-            high = high << 4 | UInt64(d)
-        }
-        for k in 16..<32 {
-            guard let d = hexDigitValue(b[k]) else { return nil }
-            low = low << 4 | UInt64(d)
-        }
-        self.init(high: high, low: low)
+        guard b.count == 32, let base = b.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        guard let h0 = Self.hex8(raw.loadUnaligned(as: UInt64.self)),
+              let h1 = Self.hex8(raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+              let l0 = Self.hex8(raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+              let l1 = Self.hex8(raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) else { return nil }
+        self.init(high: UInt64(h0) << 32 | UInt64(h1), low: UInt64(l0) << 32 | UInt64(l1))
+    }
+
+    /// Eight hex digits in either case (as loaded from memory, first digit in the low byte) to
+    /// their value; nil unless all eight are hex digits. All eight are checked at once.
+    @inlinable
+    static func hex8(_ word: UInt64) -> UInt32? {
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        guard word & highs == 0 else { return nil }
+        let lower = word | 0x2020_2020_2020_2020
+        // Per byte, the high bit of `x + (0x80 - bound)` says `x >= bound` (no carries: every byte
+        // is < 0x80). Digits are checked as written (lower-casing would turn 0x10...0x19 into digits).
+        let digits = (word &+ 0x5050_5050_5050_5050) & ~(word &+ 0x4646_4646_4646_4646) & highs
+        let letters = (lower &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(lower &+ 0x1919_1919_1919_1919) & highs
+        guard digits | letters == highs else { return nil }
+        let values = (lower & 0x0F0F_0F0F_0F0F_0F0F) &+ (letters >> 7) &* 9
+        var result: UInt32 = 0
+        for k in 0..<8 { result = result << 4 | UInt32(truncatingIfNeeded: values >> UInt64(8 * k)) & 0xF }
+        return result
     }
 
     /// Parses 32 hex digits, ignoring dashes anywhere (`73676723-7400-0000-FFFF-0000FFFF0007`).
@@ -99,10 +117,11 @@ public struct ProximityUUID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func appendHex(to out: inout [UInt8]) {
-        let digits: StaticString = "0123456789abcdef"
-        let p = digits.utf8Start
-        for shift in stride(from: 60, through: 0, by: -4) { out.append(p[Int((high >> UInt64(shift)) & 0xF)]) }
-        for shift in stride(from: 60, through: 0, by: -4) { out.append(p[Int((low >> UInt64(shift)) & 0xF)]) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            Digits.writeHex16(high, buffer.baseAddress!)
+            Digits.writeHex16(low, buffer.baseAddress! + 16)
+            out.append(contentsOf: UnsafeBufferPointer(buffer))
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 ///
 /// A record is written as a head (what depends on the event: ids, device, beacon, fireDate) and a
 /// tail (what depends only on the campaign, the trigger and the chosen language). The engine's hot
-/// path caches tails; both paths share these two functions, so they cannot drift apart.
+/// path caches tails and joins heads from runs rendered once (`RecordHead`); both paths write
+/// with the same functions, so they cannot drift apart.
 extension NotificationRecord {
     public func appendJSON(to w: inout JSONWriter) {
         var pid: [UInt8] = []
@@ -25,27 +26,15 @@ extension NotificationRecord {
     }
 
     /// `{"kind":...,"id":...,"campaign":...,"device":...,"event":...,"trigger":...,"beacon":...,"fireDate":...`
-    /// from escaped string contents.
-    @inline(__always)
+    /// from escaped string contents, as the four runs of `RecordHead`.
     static func appendHead(
         to w: inout JSONWriter, kind: Kind, eid: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>,
         event: UnsafeBufferPointer<UInt8>, trigger: EventKind, pid: UnsafeBufferPointer<UInt8>, fireDate: UnsafeBufferPointer<UInt8>
     ) {
-        w.raw(kind == .notification ? "{\"kind\":\"notification\",\"id\":\"" : "{\"kind\":\"silent\",\"id\":\"")
-        w.bytes.append(contentsOf: eid)
-        w.bytes.append(0x3A)
-        w.bytes.append(contentsOf: device)
-        w.bytes.append(0x3A)
-        w.bytes.append(contentsOf: event)
-        w.raw("\",\"campaign\":\"")
-        w.bytes.append(contentsOf: eid)
-        w.raw("\",\"device\":\"")
-        w.bytes.append(contentsOf: device)
-        w.raw("\",\"event\":\"")
-        w.bytes.append(contentsOf: event)
-        w.raw(trigger == .enter ? "\",\"trigger\":\"enter\",\"beacon\":\"" : "\",\"trigger\":\"exit\",\"beacon\":\"")
-        w.bytes.append(contentsOf: pid)
-        w.raw("\",\"fireDate\":\"")
+        RecordHead.appendIDOpening(to: &w.bytes, kind: kind, eid: eid)
+        RecordHead.appendIDClosing(to: &w.bytes, device: device, event: event)
+        RecordHead.appendCampaignField(to: &w.bytes, eid: eid)
+        RecordHead.appendEventFields(to: &w.bytes, device: device, event: event, trigger: trigger, pid: pid)
         w.bytes.append(contentsOf: fireDate)
         w.bytes.append(0x22)
     }

@@ -36,7 +36,13 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Tails this long or longer are rendered per record (the packed length has 16 bits).
     private static var longestCachedTail: Int { 1 << 16 }
     private var localeSlots: [String: UInt32] = [:]
-    private var eventScratch = EventScratch()
+    /// The first few locales seen, with their slots, looked up before `localeSlots`.
+    private var recentLocales: [(String, UInt32)] = []
+    /// The head runs of each campaign (rendered at init) and of the current event (`RecordHead`).
+    private let campaignHeads: CampaignHeads
+    private var eventHead = EventHead()
+    /// Where `write` joins the event's records before appending them (reused).
+    private var joinScratch: [UInt8] = []
     /// Every delivered notification and what the device reported about it (`respond(to:)`).
     public var ledger = DeliveryLedger()
     /// The handlers clicks run (`respond(to:)`).
@@ -71,6 +77,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
         campaignKeys = keys
+        campaignHeads = CampaignHeads(campaigns)
         scratch.reserveCapacity(16)
     }
 
@@ -147,13 +154,15 @@ public struct RulesEngine<Store: SuppressionStore> {
     public mutating func write(_ event: BeaconEvent, into writer: inout JSONWriter) {
         match(event)
         if pending.isEmpty { return }
-        eventScratch.prepare(event)
+        eventHead.prepare(event)
         let slot = localeSlot(event.locale)
         let bit = UInt64(CompiledRule.bit(event.kind))
         let ledgerLocale = ledger.isEnabled ? ledgerLocaleSlot(engineSlot: slot, event.locale) : 0
         // Render what the cache lacks first, so the write loop below only reads the arenas.
         var uncached: [Int: [UInt8]] = [:]
-        for (i, firing) in pending.enumerated() {
+        // By index: iterating `pending` while setting `pending[i].tail` would copy the array.
+        for i in pending.indices {
+            let firing = pending[i]
             if let slot {
                 let key = UInt64(firing.index) << 32 | UInt64(slot) << 2 | bit
                 if let packed = tailIndex.value(key) {
@@ -178,33 +187,74 @@ public struct RulesEngine<Store: SuppressionStore> {
             }
         }
         if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale) }
-        let eventTime = event.time.milliseconds
-        campaigns.eidBytes.withUnsafeBufferPointer { eids in
-            eventScratch.bytes.withUnsafeBufferPointer { scratch in
-                let device = UnsafeBufferPointer(rebasing: scratch[eventScratch.device])
-                let id = UnsafeBufferPointer(rebasing: scratch[eventScratch.id])
-                let pid = UnsafeBufferPointer(rebasing: scratch[eventScratch.pid])
-                let time = UnsafeBufferPointer(rebasing: scratch[eventScratch.time])
-                for (i, firing) in pending.enumerated() {
-                    let index = Int(firing.index)
-                    let eid = UnsafeBufferPointer(rebasing: eids[campaigns.eidOffsets[index]..<campaigns.eidOffsets[index + 1]])
-                    var formatted: [UInt8] = []
-                    if firing.fireDate != eventTime { Timestamp(milliseconds: firing.fireDate).appendRFC3339(to: &formatted) }
-                    formatted.withUnsafeBufferPointer { other in
-                        NotificationRecord.appendHead(
-                            to: &writer, kind: campaigns.rules[index].isSilent ? .silent : .notification, eid: eid,
-                            device: device, event: id, trigger: event.kind, pid: pid,
-                            fireDate: firing.fireDate == eventTime ? time : other)
+        var joined: [UInt8] = []
+        swap(&joined, &joinScratch)
+        joinRecords(event.time.milliseconds, uncached: uncached, scratch: &joined, into: &writer)
+        swap(&joined, &joinScratch)
+    }
+
+    /// Appends `pending`'s records: each head joined from its campaign's runs and the event's
+    /// (`RecordHead`), then its tail, referenced when the writer collects references, else copied.
+    /// Everything is joined in `scratch` with plain copies and appended at once.
+    private func joinRecords(_ eventTime: Int64, uncached: [Int: [UInt8]], scratch: inout [UInt8], into writer: inout JSONWriter) {
+        let offsets = campaignHeads.offsets
+        // Room for the lot: the event's runs, a fire date (24 bytes, 40 in years past 9999), the tail.
+        var needed = 0
+        for (i, firing) in pending.enumerated() {
+            let k = Int(firing.index) * 2
+            needed += offsets[k + 2] - offsets[k] + eventHead.bytes.count + 48
+            needed += firing.tail >= 0 ? Int(firing.tail & 0xFFFF) : uncached[i]!.count
+        }
+        if scratch.count < needed { scratch = [UInt8](repeating: 0, count: max(needed, scratch.count * 2)) }
+        let base = writer.bytes.count
+        let used = scratch.withUnsafeMutableBufferPointer { out in
+            campaignHeads.bytes.withUnsafeBufferPointer { heads in
+                eventHead.bytes.withUnsafeBufferPointer { own in
+                    let start = out.baseAddress!
+                    var p = start
+                    @inline(__always) func copy(_ run: UnsafeBufferPointer<UInt8>) {
+                        p.update(from: run.baseAddress!, count: run.count)
+                        p += run.count
                     }
-                    if firing.tail >= 0 {
-                        let start = UnsafePointer<UInt8>(bitPattern: Int(firing.tail >> 16))!
-                        writer.appendStable(UnsafeBufferPointer(start: start, count: Int(firing.tail & 0xFFFF)))
-                    } else {
-                        writer.bytes.append(contentsOf: uncached[i]!)
+                    let idClosing = UnsafeBufferPointer(rebasing: own[eventHead.idClosing])
+                    let fields = UnsafeBufferPointer(rebasing: own[eventHead.fields])
+                    let fieldsAndTime = UnsafeBufferPointer(rebasing: own[eventHead.fields.lowerBound..<eventHead.time.upperBound])
+                    for (i, firing) in pending.enumerated() {
+                        let k = Int(firing.index) * 2
+                        copy(UnsafeBufferPointer(rebasing: heads[offsets[k]..<offsets[k + 1]]))
+                        copy(idClosing)
+                        copy(UnsafeBufferPointer(rebasing: heads[offsets[k + 1]..<offsets[k + 2]]))
+                        if firing.fireDate == eventTime {
+                            copy(fieldsAndTime)
+                        } else {
+                            copy(fields)
+                            let fireDate = Timestamp(milliseconds: firing.fireDate)
+                            if Timestamp.fourDigitYears.contains(firing.fireDate) {
+                                p += fireDate.writeRFC3339(to: p)
+                            } else {
+                                var far: [UInt8] = []
+                                fireDate.appendRFC3339(to: &far)
+                                far.withUnsafeBufferPointer { copy($0) }
+                            }
+                            p.pointee = 0x22
+                            p += 1
+                        }
+                        if firing.tail >= 0 {
+                            let tail = UnsafeBufferPointer(start: UnsafePointer<UInt8>(bitPattern: Int(firing.tail >> 16))!, count: Int(firing.tail & 0xFFFF))
+                            if writer.refers(tail) {
+                                writer.appendReference(at: base + (p - start), tail)
+                            } else {
+                                copy(tail)
+                            }
+                        } else {
+                            uncached[i]!.withUnsafeBufferPointer { copy($0) }
+                        }
                     }
+                    return p - start
                 }
             }
         }
+        writer.bytes.append(contentsOf: scratch[..<used])
     }
 
     /// The presence layer's dwell event: `event` (kind enter, at the dwell time) matched against the
@@ -275,7 +325,13 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     private mutating func localeSlot(_ locale: String?) -> UInt32? {
         guard let locale else { return 0 }
-        if let slot = localeSlots[locale] { return slot }
+        // A handful of locales make up nearly every stream: comparing short strings is cheaper
+        // than hashing one.
+        for (known, slot) in recentLocales where known == locale { return slot }
+        if let slot = localeSlots[locale] {
+            if recentLocales.count < 8 { recentLocales.append((locale, slot)) }
+            return slot
+        }
         guard localeSlots.count < Self.cachedLanguageLimit else { return nil }
         let slot = UInt32(localeSlots.count + 1)
         localeSlots[locale] = slot
@@ -350,30 +406,5 @@ public struct RulesEngine<Store: SuppressionStore> {
             record.actions = campaign.actions
         }
         return record
-    }
-}
-
-/// The event's own parts of a record, escaped and formatted once per event however many records it
-/// yields, into one reused buffer.
-struct EventScratch {
-    var bytes: [UInt8] = []
-    var device = 0..<0
-    var id = 0..<0
-    var pid = 0..<0
-    var time = 0..<0
-
-    mutating func prepare(_ event: BeaconEvent) {
-        var w = JSONWriter()
-        swap(&w.bytes, &bytes)
-        w.bytes.removeAll(keepingCapacity: true)
-        w.escapedContents(event.device)
-        device = 0..<w.bytes.count
-        w.escapedContents(event.id)
-        id = device.upperBound..<w.bytes.count
-        event.beacon.appendPid(to: &w.bytes)
-        pid = id.upperBound..<w.bytes.count
-        event.time.appendRFC3339(to: &w.bytes)
-        time = pid.upperBound..<w.bytes.count
-        swap(&w.bytes, &bytes)
     }
 }

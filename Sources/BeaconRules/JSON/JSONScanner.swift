@@ -77,8 +77,13 @@ struct JSONScanner {
                 let quote = word ^ 0x2222_2222_2222_2222
                 let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
                 let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word)
-                if special & highs != 0 { break }
+                let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word)) & highs
+                if special != 0 {
+                    // The lowest flagged byte is the first special one (false flags only sit above
+                    // a true one): go straight to it.
+                    position += special.trailingZeroBitCount >> 3
+                    break
+                }
                 position += 8
             }
         }

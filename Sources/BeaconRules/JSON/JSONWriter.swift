@@ -31,12 +31,23 @@ public struct JSONWriter: Sendable {
     /// writer collects references and the run is long enough to be worth it, else copied.
     @inline(__always)
     public mutating func appendStable(_ run: UnsafeBufferPointer<UInt8>) {
-        if collectsReferences && run.count >= 256 {
-            references.append(Reference(at: bytes.count, start: run.baseAddress!, count: run.count))
-            referencedCount += run.count
+        if refers(run) {
+            appendReference(at: bytes.count, run)
         } else {
             bytes.append(contentsOf: run)
         }
+    }
+
+    /// Whether `appendStable` would reference `run` rather than copy it.
+    @inline(__always)
+    public func refers(_ run: UnsafeBufferPointer<UInt8>) -> Bool { collectsReferences && run.count >= 256 }
+
+    /// Records `run` (stable, see `appendStable`) as written at `at`, a position in `bytes` not
+    /// before any earlier reference's: for a caller that appends the bytes around it at once.
+    @inline(__always)
+    public mutating func appendReference(at: Int, _ run: UnsafeBufferPointer<UInt8>) {
+        references.append(Reference(at: at, start: run.baseAddress!, count: run.count))
+        referencedCount += run.count
     }
 
     /// Empties the writer, keeping its capacity.
@@ -46,7 +57,9 @@ public struct JSONWriter: Sendable {
         referencedCount = 0
     }
 
-    /// The output in order, as runs of bytes (`bytes` cut at each reference).
+    /// The output in order, as runs of bytes (`bytes` cut at each reference). Inlinable: a writer
+    /// flushed with `writev` visits several runs per record.
+    @inlinable
     public func forEachSegment(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         bytes.withUnsafeBufferPointer { own in
             var position = 0
@@ -64,7 +77,9 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    public mutating func raw(_ text: String) {
+    /// Text that is already JSON (a number as read, a rendered value). String literals go to
+    /// `raw(_: StaticString)`, which copies without walking a `String`.
+    public mutating func rawText(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
@@ -77,8 +92,12 @@ public struct JSONWriter: Sendable {
 
     /// The contents of a JSON string literal (no quotes): runs without escapes are copied in bulk.
     public mutating func escapedContents(_ text: String) {
-        var text = text
-        text.withUTF8 { escapedContents($0) }
+        // Straight from the string's storage when it is contiguous (native strings are): no copy.
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { escapedContents($0) }
+        if done == nil {
+            var text = text
+            text.withUTF8 { escapedContents($0) }
+        }
     }
 
     public mutating func escapedContents(_ utf8: UnsafeBufferPointer<UInt8>) {
@@ -102,6 +121,13 @@ public struct JSONWriter: Sendable {
         if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
     }
 
+    /// Whether `utf8` holds a byte that JSON string contents must escape.
+    @inline(__always)
+    public static func needsEscapes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { return true }
+        return false
+    }
+
     /// `text` as JSON string contents (escaped, without quotes).
     public static func escaped(_ text: String) -> [UInt8] {
         var writer = JSONWriter(capacity: text.utf8.count)
@@ -114,7 +140,7 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func integer(_ value: Int64) {
-        raw(String(value))
+        rawText(String(value))
     }
 
     public mutating func bool(_ value: Bool) {
@@ -126,7 +152,7 @@ public struct JSONWriter: Sendable {
         switch value {
         case .null: raw("null")
         case .bool(let b): bool(b)
-        case .number(let text): raw(text)
+        case .number(let text): rawText(text)
         case .string(let s): string(s)
         case .array(let elements):
             bytes.append(0x5B)

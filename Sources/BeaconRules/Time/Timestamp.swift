@@ -13,7 +13,46 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
+    /// Appends the RFC 3339 form (see `description`).
     public func appendRFC3339(to out: inout [UInt8]) {
+        guard Self.fourDigitYears.contains(milliseconds) else { return appendFarYear(to: &out) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            let count = writeRFC3339(to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: count))
+        }
+    }
+
+    /// Times whose year is 0...9999, which `writeRFC3339` writes.
+    static let fourDigitYears: Range<Int64> = -62_167_219_200_000..<253_402_300_800_000
+
+    /// Writes the RFC 3339 form (at most 24 bytes) at `p` in one pass and returns its length: this
+    /// runs for every event on the hot path. Only for years 0...9999 (`fourDigitYears`); others
+    /// are written with a fifth digit or a sign by `appendRFC3339`.
+    @inline(__always)
+    public func writeRFC3339(to p: UnsafeMutablePointer<UInt8>) -> Int {
+        let ms = milliseconds
+        var days = ms / 86_400_000
+        var rest = ms % 86_400_000
+        if rest < 0 { rest += 86_400_000; days -= 1 }
+        let (year, month, day) = CivilTime.civilFromDays(days)
+        let hour = rest / 3_600_000, minute = rest / 60_000 % 60, second = rest / 1000 % 60, milli = rest % 1000
+        Digits.write2(year / 100, p); Digits.write2(year % 100, p + 2)
+        p[4] = 0x2D; Digits.write2(month, p + 5); p[7] = 0x2D; Digits.write2(day, p + 8)
+        p[10] = 0x54; Digits.write2(hour, p + 11); p[13] = 0x3A; Digits.write2(minute, p + 14)
+        p[16] = 0x3A; Digits.write2(second, p + 17)
+        var count = 19
+        if milli != 0 {
+            p[19] = 0x2E
+            p[20] = UInt8(truncatingIfNeeded: 0x30 + milli / 100)
+            Digits.write2(milli % 100, p + 21)
+            count = 23
+        }
+        p[count] = 0x5A
+        return count + 1
+    }
+
+    /// Years before 0 or after 9999: a sign or a fifth digit.
+    private func appendFarYear(to out: inout [UInt8]) {
         let ms = milliseconds
         var days = ms / 86_400_000
         var rest = ms % 86_400_000
@@ -28,11 +67,42 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
                 divisor /= 10
             }
         }
-        if year < 0 { out.append(0x2D); pad(-year, 4) } else if year > 9999 { out.append(contentsOf: String(year).utf8) } else { pad(year, 4) }
+        if year < 0 { out.append(0x2D); pad(-year, 4) } else { out.append(contentsOf: String(year).utf8) }
         out.append(0x2D); pad(month, 2); out.append(0x2D); pad(day, 2)
         out.append(0x54); pad(hour, 2); out.append(0x3A); pad(minute, 2); out.append(0x3A); pad(second, 2)
         if milli != 0 { out.append(0x2E); pad(milli, 3) }
         out.append(0x5A)
+    }
+}
+
+/// Decimal and hex digits written straight into a buffer (formatting on the hot path).
+enum Digits {
+    /// `value` (0...99) as two decimal digits at `p`.
+    @inline(__always)
+    static func write2(_ value: Int64, _ p: UnsafeMutablePointer<UInt8>) {
+        let v = UInt8(truncatingIfNeeded: value)
+        p[0] = 0x30 &+ v / 10
+        p[1] = 0x30 &+ v % 10
+    }
+
+    /// `value` (0...99999) as five decimal digits at `p`.
+    @inline(__always)
+    static func write5(_ value: UInt16, _ p: UnsafeMutablePointer<UInt8>) {
+        let v = UInt32(value)
+        p[0] = UInt8(truncatingIfNeeded: 0x30 &+ v / 10000)
+        p[1] = UInt8(truncatingIfNeeded: 0x30 &+ v / 1000 % 10)
+        p[2] = UInt8(truncatingIfNeeded: 0x30 &+ v / 100 % 10)
+        p[3] = UInt8(truncatingIfNeeded: 0x30 &+ v / 10 % 10)
+        p[4] = UInt8(truncatingIfNeeded: 0x30 &+ v % 10)
+    }
+
+    /// `value` as 16 lower-case hex digits at `p`.
+    @inline(__always)
+    static func writeHex16(_ value: UInt64, _ p: UnsafeMutablePointer<UInt8>) {
+        for k in 0..<16 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * k)) & 0xF
+            p[k] = nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble
+        }
     }
 }
 
@@ -53,6 +123,7 @@ extension Timestamp {
     }
 
     public static func parseRFC3339(bytes b: UnsafeBufferPointer<UInt8>) -> TimestampParse {
+        if let utc = parseCanonicalUTC(b) { return .time(utc, hasZone: true) }
         let n = b.count
         var i = 0
         func number(_ width: Int) -> Int64? {
@@ -119,5 +190,35 @@ extension Timestamp {
         let days = CivilTime.daysFromCivil(year: year, month: month, day: day)
         let ms = ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60_000 + second * 1000 + millis
         return .time(Timestamp(milliseconds: ms), hasZone: hasZone)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form records use and most traces
+    /// carry, read in one pass; nil for anything else (the general parse then reads it, or says
+    /// what is wrong). Gives exactly what the general parse gives.
+    @inline(__always)
+    static func parseCanonicalUTC(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        let n = b.count
+        guard n == 20 || n == 24, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[n - 1] == 0x5A else { return nil }
+        var bad = false
+        @inline(__always) func digits(_ i: Int, _ count: Int) -> Int64 {
+            var v: Int64 = 0
+            for k in i..<i + count {
+                let d = b[k] &- 0x30
+                if d > 9 { bad = true }
+                v = v &* 10 &+ Int64(d)
+            }
+            return v
+        }
+        let year = digits(0, 4), month = digits(5, 2), day = digits(8, 2)
+        let hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2)
+        var millis: Int64 = 0
+        if n == 24 {
+            guard b[19] == 0x2E else { return nil }
+            millis = digits(20, 3)
+        }
+        guard !bad, month >= 1, month <= 12, day >= 1, day <= CivilTime.daysInMonth(year: year, month: month),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        let days = CivilTime.daysFromCivil(year: year, month: month, day: day)
+        return Timestamp(milliseconds: ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
     }
 }

@@ -42,6 +42,21 @@ struct JSONParserTests {
         }
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, backslash or control character at any
+    /// offset must end the fast scan at exactly that byte.
+    @Test func specialBytesAreFoundAtEveryOffset() throws {
+        for offset in 0..<20 {
+            let plain = String(repeating: "a", count: offset)
+            guard case .array(let elements) = try JSONParser.parse("[\"\(plain)\",\"x\"]") else {
+                Issue.record("not an array")
+                continue
+            }
+            #expect(elements.map(\.value) == [.string(plain), .string("x")])
+            #expect(try JSONParser.parse("\"\(plain)\\n\(plain)\"") == .string(plain + "\n" + plain))
+            #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("\"\(plain)\u{01}\(plain)\"") }
+        }
+    }
+
     @Test func errorsCarryLineAndColumn() {
         do {
             _ = try JSONParser.parse("{\n  \"a\": 1,\n  \"b\": ]\n}")
