@@ -30,45 +30,45 @@ struct OutputSink {
     @discardableResult
     func write(_ writer: JSONWriter) -> Bool {
         if writer.references.isEmpty { return write(writer.bytes) }
-        var vectors: [iovec] = []
-        vectors.reserveCapacity(Self.vectorLimit)
-        var ok = true
-        writer.forEachSegment { run in
-            guard ok else { return }
-            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: run.baseAddress!), iov_len: run.count))
-            if vectors.count == Self.vectorLimit {
-                ok = writeAll(&vectors)
-                vectors.removeAll(keepingCapacity: true)
+        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: Self.vectorLimit) { vectors in
+            var count = 0
+            var ok = true
+            writer.forEachSegment { run in
+                guard ok else { return }
+                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: run.baseAddress!), iov_len: run.count)
+                count += 1
+                if count == Self.vectorLimit {
+                    ok = writeAll(UnsafeMutableBufferPointer(rebasing: vectors[..<count]))
+                    count = 0
+                }
             }
+            if ok && count > 0 { ok = writeAll(UnsafeMutableBufferPointer(rebasing: vectors[..<count])) }
+            return ok
         }
-        if ok && !vectors.isEmpty { ok = writeAll(&vectors) }
-        return ok
     }
 
     static let vectorLimit = 1024
 
     /// `writev` until every vector is written, picking up after partial writes.
-    private func writeAll(_ vectors: inout [iovec]) -> Bool {
-        vectors.withUnsafeMutableBufferPointer { v in
-            var first = 0
-            while first < v.count {
-                let n = writev(fd, v.baseAddress! + first, Int32(v.count - first))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                var left = n
-                while first < v.count && left >= v[first].iov_len {
-                    left -= v[first].iov_len
-                    first += 1
-                }
-                if left > 0 {
-                    v[first].iov_base += left
-                    v[first].iov_len -= left
-                }
+    private func writeAll(_ v: UnsafeMutableBufferPointer<iovec>) -> Bool {
+        var first = 0
+        while first < v.count {
+            let n = writev(fd, v.baseAddress! + first, Int32(v.count - first))
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
             }
-            return true
+            var left = n
+            while first < v.count && left >= v[first].iov_len {
+                left -= v[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                v[first].iov_base += left
+                v[first].iov_len -= left
+            }
         }
+        return true
     }
 }
 

@@ -74,6 +74,9 @@ struct EventHead {
     /// Scratch of fixed size (grown when an event needs more); the runs are at the ranges below.
     var bytes: [UInt8] = []
     var idClosing = 0..<0
+    /// Whether `idClosing` is `:` + device + `:` + event id as given (neither needed escapes), so
+    /// it can stand for them where the unescaped record id is wanted (the ledger's key).
+    var idClosingIsUnescaped = false
     var fields = 0..<0
     var time = 0..<0
     /// The escaped device or event id when it needs escapes (rare), reused.
@@ -84,8 +87,9 @@ struct EventHead {
         var out: [UInt8] = []
         swap(&out, &bytes)
         var device = escapedDevice, id = escapedID
-        Self.withEscaped(event.device, &device) { device in
-            Self.withEscaped(event.id, &id) { id in
+        var deviceUnescaped = true, idUnescaped = true
+        Self.withEscaped(event.device, &device, &deviceUnescaped) { device in
+            Self.withEscaped(event.id, &id, &idUnescaped) { id in
                 let needed = 2 * (device.count + id.count) + 200
                 if out.count < needed { out = [UInt8](repeating: 0, count: needed * 2) }
                 out.withUnsafeMutableBufferPointer { buffer in
@@ -123,17 +127,22 @@ struct EventHead {
         }
         escapedDevice = device
         escapedID = id
+        idClosingIsUnescaped = deviceUnescaped && idUnescaped
         swap(&out, &bytes)
     }
 
     /// `text`'s UTF-8 as JSON string contents: straight from its storage when it needs no escapes.
-    private static func withEscaped(_ text: String, _ scratch: inout JSONWriter, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    /// `unescaped` is cleared when the text needed escapes.
+    private static func withEscaped(_ text: String, _ scratch: inout JSONWriter, _ unescaped: inout Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         let done: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            if !JSONWriter.needsEscapes(utf8) { body(utf8) } else { escape(utf8, &scratch, body) }
+            if !JSONWriter.needsEscapes(utf8) { body(utf8) } else { unescaped = false; escape(utf8, &scratch, body) }
         }
         if done == nil {
             var copy = text
-            copy.withUTF8 { escape($0, &scratch, body) }
+            copy.withUTF8 { utf8 in
+                if JSONWriter.needsEscapes(utf8) { unescaped = false }
+                escape(utf8, &scratch, body)
+            }
         }
     }
 

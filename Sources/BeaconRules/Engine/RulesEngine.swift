@@ -186,7 +186,14 @@ public struct RulesEngine<Store: SuppressionStore> {
                 uncached[i] = renderTail(index: Int(firing.index), event: event).line
             }
         }
-        if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale) }
+        if ledger.isEnabled {
+            if eventHead.idClosingIsUnescaped {
+                let head = eventHead.bytes
+                head.withUnsafeBufferPointer { noteDeliveries(event, locale: ledgerLocale, idSuffix: UnsafeBufferPointer(rebasing: $0[eventHead.idClosing])) }
+            } else {
+                noteDeliveries(event, locale: ledgerLocale)
+            }
+        }
         var joined: [UInt8] = []
         swap(&joined, &joinScratch)
         joinRecords(event.time.milliseconds, uncached: uncached, scratch: &joined, into: &writer)

@@ -23,6 +23,8 @@ extension EventParser {
     }
 
     /// Runs a scan, turning whatever it throws into the `EventError` the caller reports.
+    /// Always inlined: unspecialized, every event would be copied through value witnesses.
+    @inline(__always)
     static func reporting<T>(_ scan: () throws -> T) throws(EventError) -> T {
         do {
             return try scan()

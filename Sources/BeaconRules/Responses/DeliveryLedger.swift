@@ -251,6 +251,11 @@ struct FNV1a {
         for byte in bytes { add(byte: byte) }
     }
 
+    @inline(__always)
+    mutating func add(bytes: UnsafeBufferPointer<UInt8>) {
+        for byte in bytes { add(byte: byte) }
+    }
+
     /// A string's UTF-8, straight from its storage when it is contiguous (native strings are).
     mutating func add(_ text: String) {
         let done: Void? = text.utf8.withContiguousStorageIfAvailable { for byte in $0 { add(byte: byte) } }

@@ -137,7 +137,9 @@ extension RulesEngine {
         return language
     }
 
-    mutating func noteDeliveries(_ event: BeaconEvent, locale knownLocale: UInt32? = nil) {
+    /// `idSuffix`: `:DEVICE:EVENT` as bytes when the caller has them (the hot path), else the
+    /// key is hashed from the event's strings.
+    mutating func noteDeliveries(_ event: BeaconEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil) {
         var notified = false
         for firing in pending where !campaigns.rules[Int(firing.index)].isSilent { notified = true; break }
         guard notified else { return }
@@ -175,10 +177,14 @@ extension RulesEngine {
                 language = noteLanguage(of: record(for: campaigns.campaigns[index], event: event, fireDate: event.time), deviceLocale: event.locale, key: cacheKey)
             }
             var h = FNV1a(value: ledger.ruleHashes[index])
-            h.add(byte: 0x3A)
-            h.add(event.device)
-            h.add(byte: 0x3A)
-            h.add(event.id)
+            if let idSuffix {
+                h.add(bytes: idSuffix)
+            } else {
+                h.add(byte: 0x3A)
+                h.add(event.device)
+                h.add(byte: 0x3A)
+                h.add(event.id)
+            }
             ledger.deliverLater(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: beacon, trigger: event.kind)
         }
     }

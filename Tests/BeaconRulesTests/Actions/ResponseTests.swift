@@ -54,6 +54,19 @@ struct ResponseTests {
         #expect(funnel(engine).presented == 1)
     }
 
+    /// The hot path hashes the record id from the bytes it already wrote when device and event id
+    /// needed no escapes, and from the strings when they did: both must find the notification.
+    @Test(arguments: [("d1", "e1"), ("d\"1", "e\\1"), ("d1", "e\n1"), ("dévice", "é")])
+    func responsesFindRecordsWrittenOnTheHotPath(device: String, id: String) throws {
+        var engine = try Harness.engine(Self.campaign)
+        var writer = JSONWriter()
+        engine.write(Harness.event(beacon: Self.beacon, at: "2026-05-10T16:00:00Z", device: device, id: id, locale: "en"), into: &writer)
+        #expect(!writer.bytes.isEmpty)
+        let present = ResponseEvent(id: "r", device: device, notification: "offer:\(device):\(id)", action: .present, actionId: nil, time: Timestamp(milliseconds: 1_778_428_860_000))
+        #expect(try engine.respond(to: present).counted)
+        #expect(funnel(engine).presented == 1)
+    }
+
     @Test func repeatedAndOutOfOrderResponsesCountOnce() throws {
         var engine = try delivered()
         let stream: [ResponseEvent] = [response(.click, "tell"), response(.present), response(.click, "tell"), response(.present), response(.dismiss), response(.dismiss), response(.click)]
