@@ -58,8 +58,7 @@ public enum EventParser {
         var rssi: Int?
         var isSighting = false
         var typeColumn = 0
-        try forEachField(&s) { s, keyRange, keyEscaped in
-            let field = keyEscaped ? classify(Array(try s.decodeString(keyRange, escaped: true).utf8)) : classify(s.bytes, keyRange)
+        try forEachField(&s, key: eventField) { s, field in
             let valueColumn = s.column
             switch field {
             case .other:
@@ -125,6 +124,15 @@ public enum EventParser {
     static func forEachField(
         _ s: inout JSONScanner, in place: String = "", _ body: (inout JSONScanner, Range<Int>, Bool) throws -> Void
     ) throws {
+        try forEachField(&s, in: place, key: { s in try s.scanString() }) { s, key in try body(&s, key.range, key.escaped) }
+    }
+
+    /// `forEachField` with the key read by `readKey` (called with the scanner at the key's quote).
+    @inline(__always)
+    static func forEachField<Key>(
+        _ s: inout JSONScanner, in place: String = "", key readKey: (inout JSONScanner) throws -> Key,
+        _ body: (inout JSONScanner, Key) throws -> Void
+    ) throws {
         s.skipWhitespace()
         if s.current == 0x7D {
             s.position += 1
@@ -135,11 +143,11 @@ public enum EventParser {
             guard s.current == 0x22 else {
                 throw EventError("invalid JSON: expected a field name in quotes\(place), found \(s.foundDescription())", column: s.column)
             }
-            let (keyRange, keyEscaped) = try s.scanString()
+            let key = try readKey(&s)
             s.skipWhitespace()
             try s.expect(0x3A, "`:` after a field name")
             s.skipWhitespace()
-            try body(&s, keyRange, keyEscaped)
+            try body(&s, key)
             s.skipWhitespace()
             if s.current == 0x2C { s.position += 1; continue }
             if s.current == 0x7D { s.position += 1; return }
@@ -156,6 +164,34 @@ public enum EventParser {
         if p + 7 <= b.count, b[p + 6] == 0x22, matches(b, p + 1, "enter") { s.position = p + 7; return .enter }
         if p + 6 <= b.count, b[p + 5] == 0x22, matches(b, p + 1, "exit") { s.position = p + 6; return .exit }
         return nil
+    }
+
+    /// The field whose key starts at the scanner (at its quote), read past it. The event's own
+    /// keys written plainly are recognised from one 8-byte load; anything else is scanned and
+    /// classified.
+    @inline(__always)
+    static func eventField(_ s: inout JSONScanner) throws -> Field {
+        let p = s.position
+        if p + 9 <= s.bytes.count {
+            // The key's bytes and its closing quote, first byte lowest.
+            let word = UnsafeRawPointer(s.bytes.baseAddress! + p + 1).loadUnaligned(as: UInt64.self)
+            let seven = word & 0x00FF_FFFF_FFFF_FFFF, five = word & 0xFF_FFFF_FFFF
+            var field: Field?
+            var length = 0
+            if word & 0xFF_FFFF == 0x22_6469 { field = .id; length = 2 }  // id"
+            else if seven == 0x22_6563_6976_6564 { field = .device; length = 6 }  // device"
+            else if five == 0x22_6570_7974 { field = .type; length = 4 }  // type"
+            else if seven == 0x22_6E6F_6361_6562 { field = .beacon; length = 6 }  // beacon"
+            else if five == 0x22_656D_6974 { field = .time; length = 4 }  // time"
+            else if seven == 0x22_656C_6163_6F6C { field = .locale; length = 6 }  // locale"
+            else if five == 0x22_6973_7372 { field = .rssi; length = 4 }  // rssi"
+            if let field {
+                s.position = p + length + 2
+                return field
+            }
+        }
+        let (range, escaped) = try s.scanString()
+        return escaped ? classify(Array(try s.decodeString(range, escaped: true).utf8)) : classify(s.bytes, range)
     }
 
     @inlinable
@@ -213,6 +249,12 @@ public enum EventParser {
     static func parseBeacon(_ s: inout JSONScanner, column: Int) throws -> BeaconID {
         switch s.current ?? 0 {
         case 0x22:
+            // A pid and its closing quote read in place (a pid holds nothing a scan would stop at).
+            let p = s.position
+            if p + 44 <= s.bytes.count, s.bytes[p + 43] == 0x22, let id = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: s.bytes[p + 1..<p + 43])) {
+                s.position = p + 44
+                return id
+            }
             let (range, escaped) = try s.scanString()
             if !escaped, let id = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: s.bytes[range])) { return id }
             let text = try s.decodeString(range, escaped: escaped)
@@ -268,6 +310,14 @@ public enum EventParser {
     static func parseTime(_ s: inout JSONScanner, column: Int) throws -> Timestamp {
         switch s.current ?? 0 {
         case 0x22:
+            // `...Z` times read in place (they hold nothing a scan would stop at).
+            let p = s.position
+            for length in [24, 20] where p + length + 2 <= s.bytes.count && s.bytes[p + length + 1] == 0x22 {
+                if let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: s.bytes[p + 1..<p + 1 + length])) {
+                    s.position = p + length + 2
+                    return time
+                }
+            }
             let (range, escaped) = try s.scanString()
             let parse: TimestampParse
             if escaped {

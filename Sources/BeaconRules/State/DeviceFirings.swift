@@ -9,6 +9,9 @@ struct DeviceFirings: Sendable {
         var start: UInt32
         var count: UInt32
         var capacity: UInt32
+        /// Bit `campaign % 64` is set for each campaign in the run: a lookup of a campaign the device
+        /// never fired (most lookups) usually ends here without reading the run.
+        var filter: UInt64 = 0
     }
 
     private var campaigns: [UInt32] = []
@@ -28,6 +31,7 @@ struct DeviceFirings: Sendable {
     @inline(__always)
     func value(device: UInt32, campaign: UInt32) -> Int64? {
         let run = runs[Int(device)]
+        if run.filter & Self.bit(campaign) == 0 { return nil }
         return campaigns.withUnsafeBufferPointer { ids in
             var i = Int(run.start)
             let end = i + Int(run.count)
@@ -39,13 +43,19 @@ struct DeviceFirings: Sendable {
         }
     }
 
+    @inline(__always)
+    private static func bit(_ campaign: UInt32) -> UInt64 { 1 << UInt64(campaign & 63) }
+
     mutating func set(device: UInt32, campaign: UInt32, time: Int64) {
         var run = runs[Int(device)]
         let start = Int(run.start)
-        for i in start..<start + Int(run.count) where campaigns[i] == campaign {
-            times[i] = time
-            return
+        if run.filter & Self.bit(campaign) != 0 {
+            for i in start..<start + Int(run.count) where campaigns[i] == campaign {
+                times[i] = time
+                return
+            }
         }
+        run.filter |= Self.bit(campaign)
         if run.count == run.capacity {
             let newCapacity = max(2, run.capacity * 2)
             if start + Int(run.capacity) == campaigns.count {

@@ -32,6 +32,22 @@ struct EventParserTests {
         #expect(event.device == "d")
     }
 
+    /// Plain keys are recognised from one 8-byte load, pids and `Z` times read in place: keys that
+    /// only start like the event's, and values that only look like a pid or time, take the
+    /// general path and mean what they always meant.
+    @Test func lookalikeKeysAndValuesTakeTheGeneralPath() throws {
+        let event = try parse(#"{"idx":"no","id":"e1","devices":"no","device":"d1","types":"no","type":"exit","timex":"no","time":"2016-05-10T16:00:00.250Z","beacons":"no","beacon":"\#(pid)","localex":"no","locale":"de","rssix":1}"#)
+        #expect(event == BeaconEvent(id: "e1", device: "d1", kind: .exit, beacon: BeaconID(pid: pid)!, time: Timestamp(milliseconds: 1_462_896_000_250), locale: "de"))
+        // Times that are not 20 or 24 characters of `...Z`, and a pid with an escape in it.
+        #expect(try parse(#"{"device":"d","type":"enter","beacon":"\#(pid)","time":"2016-05-10T16:00:00.5Z"}"#).time.milliseconds == 1_462_896_000_500)
+        #expect(try parse(#"{"device":"d","type":"enter","beacon":"\#(pid)","time":"2016-05-10T18:00:00+02:00"}"#).time.milliseconds == 1_462_896_000_000)
+        #expect(try parse(#"{"device":"d","type":"enter","beacon":"7\#(pid.dropFirst())","time":0}"#).beacon == BeaconID(pid: pid))
+        // Short lines: the 8-byte look at a key never reads past the line.
+        #expect(message(#"{"id"#) != nil)
+        #expect(message(#"{"id":"x"}"#) == "missing field `type`: expected \"enter\" or \"exit\"")
+        #expect(message(#"{"time":"2016-05-10T16:00:00Z"#) != nil)
+    }
+
     @Test func escapedFieldNamesAndValuesAreDecoded() throws {
         let event = try parse(#"{"dev\u0069ce":"d\u00fc","type":"enter","beacon":"\#(pid)","time":0}"#)
         #expect(event.device == "dü")
