@@ -5,16 +5,19 @@
 /// multiply-shift hash and linear probing, and stays at most 5/8 full.
 struct PackedTable: Sendable {
     private static let empty = UInt64.max
-    private var keys: [UInt64]
-    private var values: [Int64]
+    /// Key and value side by side: a lookup that misses the cache misses once.
+    private struct Slot: Sendable {
+        var key: UInt64
+        var value: Int64
+    }
+    private var slots: [Slot]
     private var mask: Int
     private(set) var count = 0
 
     init(capacity: Int = 1024) {
         var size = 16
         while size * 5 / 8 < capacity { size <<= 1 }
-        keys = [UInt64](repeating: Self.empty, count: size)
-        values = [Int64](repeating: 0, count: size)
+        slots = [Slot](repeating: Slot(key: Self.empty, value: 0), count: size)
         mask = size - 1
     }
 
@@ -26,25 +29,24 @@ struct PackedTable: Sendable {
     @inline(__always)
     func value(_ key: UInt64) -> Int64? {
         var i = slot(key)
-        return keys.withUnsafeBufferPointer { k in
+        return slots.withUnsafeBufferPointer { s in
             while true {
-                let found = k[i]
-                if found == key { return values[i] }
-                if found == Self.empty { return nil }
+                let found = s[i]
+                if found.key == key { return found.value }
+                if found.key == Self.empty { return nil }
                 i = (i + 1) & mask
             }
         }
     }
 
     mutating func set(_ key: UInt64, _ value: Int64) {
-        if (count + 1) * 8 > keys.count * 5 { grow() }
+        if (count + 1) * 8 > slots.count * 5 { grow() }
         var i = slot(key)
         while true {
-            let found = keys[i]
-            if found == key { values[i] = value; return }
+            let found = slots[i].key
+            if found == key { slots[i].value = value; return }
             if found == Self.empty {
-                keys[i] = key
-                values[i] = value
+                slots[i] = Slot(key: key, value: value)
                 count += 1
                 return
             }
@@ -53,15 +55,14 @@ struct PackedTable: Sendable {
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        keys = [UInt64](repeating: Self.empty, count: oldKeys.count * 2)
-        values = [Int64](repeating: 0, count: oldKeys.count * 2)
-        mask = keys.count - 1
+        let old = slots
+        slots = [Slot](repeating: Slot(key: Self.empty, value: 0), count: old.count * 2)
+        mask = slots.count - 1
         count = 0
-        for (k, v) in zip(oldKeys, oldValues) where k != Self.empty { set(k, v) }
+        for slot in old where slot.key != Self.empty { set(slot.key, slot.value) }
     }
 
     func forEach(_ body: (UInt64, Int64) -> Void) {
-        for (k, v) in zip(keys, values) where k != Self.empty { body(k, v) }
+        for slot in slots where slot.key != Self.empty { body(slot.key, slot.value) }
     }
 }

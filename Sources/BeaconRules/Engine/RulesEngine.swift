@@ -12,15 +12,19 @@ public struct RulesEngine<Store: SuppressionStore> {
     private var scratch: [Int32] = []
     /// Each beacon seen in events, numbered, with its candidate campaigns (`CampaignSet.candidates`:
     /// exact, UUID-wide and instant ones merged in load order), worked out once per beacon.
-    /// The payload is where the beacon's rows are in `candidateRows`: start << 32 | count.
+    /// The payload is where the beacon's candidates are in `candidateLists`: those an enter can fire,
+    /// then those an exit can fire, as start << 32 | enter count << 16 | exit count.
     private var beaconNumbers = NumberingTable<BeaconID>()
-    /// Each numbered beacon's candidates back to back, each row with its rule copied in, so an
-    /// event reads one contiguous run instead of one scattered rule per candidate.
-    private var candidateRows: [CandidateRow] = []
-    private var scratchRows: [CandidateRow] = []
+    /// Each numbered beacon's candidates (campaign indices) back to back: 4 bytes each, so an
+    /// event's list is one cache line or two. Split by trigger, so the loop does not branch on
+    /// the trigger unpredictably.
+    private var candidateLists: [Int32] = []
+    /// One row per campaign, its rule with what matching reads beside it. Rows of venue-wide and
+    /// instant campaigns, which most events are candidates of, stay in cache.
+    private let rows: [CandidateRow]
     /// The current event's beacon number, -1 when it has none (the table is full).
     var eventBeacon = -1
-    /// Beacons numbered, and candidate rows kept (64 bytes each), at most; past these (hostile
+    /// Beacons numbered, and candidates listed (4 bytes each), at most; past these (hostile
     /// input: endless made-up beacons of a UUID with venue-wide campaigns), candidates are worked
     /// out per event.
     static var beaconLimit: Int { 1 << 20 }
@@ -56,7 +60,6 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     struct CandidateRow {
         var rule: CompiledRule
-        var index: Int32
         /// `CampaignSet.keepsState` of the rule's campaign id.
         var keepsState: Bool
     }
@@ -65,6 +68,8 @@ public struct RulesEngine<Store: SuppressionStore> {
         var fireDate: Int64
         var rank: Int32
         var index: Int32
+        /// The rule's `isSilent` (the ledger skips silent records without reading the rule again).
+        var isSilent: Bool
         /// Where the record's tail is in `tailArena` (address << 16 | length), -1 when not cached.
         var tail: Int64 = -1
     }
@@ -78,6 +83,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
         campaignKeys = keys
         campaignHeads = CampaignHeads(campaigns)
+        rows = campaigns.rules.map { CandidateRow(rule: $0, keepsState: campaigns.keepsState[Int($0.idSlot)]) }
         scratch.reserveCapacity(16)
     }
 
@@ -102,19 +108,18 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// sorted by fire date, then campaign.
     private mutating func match(_ event: BeaconEvent) {
         pending.removeAll(keepingCapacity: true)
-        let rows: [CandidateRow]
+        let candidates: [Int32]
         let range: Range<Int>
         if let (number, run) = beaconRun(event.beacon) {
             eventBeacon = number
-            rows = candidateRows
-            range = Int(run >> 32)..<Int(run >> 32) + Int(run & 0xFFFF_FFFF)
+            candidates = candidateLists
+            let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
+            range = event.kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
         } else {
             eventBeacon = -1
             campaigns.candidates(for: event.beacon, into: &scratch)
-            scratchRows.removeAll(keepingCapacity: true)
-            Self.appendRows(scratch, of: campaigns, to: &scratchRows)
-            rows = scratchRows
-            range = 0..<scratchRows.count
+            candidates = scratch
+            range = 0..<scratch.count
         }
         if range.isEmpty { return }
         firedSlots.removeAll(keepingCapacity: true)
@@ -122,8 +127,9 @@ public struct RulesEngine<Store: SuppressionStore> {
         let bit = CompiledRule.bit(event.kind)
         var device = store.existingKey(device: event.device)
         for i in range {
-            let row = rows[i]
-            let rule = row.rule, index = row.index
+            let index = candidates[i]
+            let row = rows[Int(index)]
+            let rule = row.rule
             if rule.triggerMask & bit == 0 { continue }
             if bit == 1 && rule.dwell != dwellMatch { continue }
             // Actions that share an eid are one campaign: the first that fires speaks for it.
@@ -136,12 +142,12 @@ public struct RulesEngine<Store: SuppressionStore> {
                 device = deviceKey
                 store.recordFiring(deviceKey, key, at: event.time)
                 firedSlots.append(rule.idSlot)
-                pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index))
+                pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, isSilent: rule.isSilent))
                 continue
             }
             guard let fireDate = campaigns.fireDate(rule, time: time, last: nil) else { continue }
             firedSlots.append(rule.idSlot)
-            pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index))
+            pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, isSilent: rule.isSilent))
         }
         if pending.count > 1 {
             pending.sort { ($0.fireDate, $0.rank, $0.index) < ($1.fireDate, $1.rank, $1.index) }
@@ -294,27 +300,23 @@ public struct RulesEngine<Store: SuppressionStore> {
         return (w.bytes, record)
     }
 
-    /// The beacon's number and where its rows are (start << 32 | count), numbering it on first sight.
+    /// The beacon's number and where its candidates are (see `beaconNumbers`), numbering it on
+    /// first sight; nil past the limits (or a beacon with more than 65,535 candidates per trigger).
     @inline(__always)
     private mutating func beaconRun(_ beacon: BeaconID) -> (Int, UInt64)? {
         if let found = beaconNumbers.find(beacon) { return found }
         guard beaconNumbers.count < Self.beaconLimit else { return nil }
         var list: [Int32] = []
         campaigns.candidates(for: beacon, into: &list)
-        guard candidateRows.count + list.count <= Self.rowLimit else { return nil }
-        let start = candidateRows.count
-        Self.appendRows(list, of: campaigns, to: &candidateRows)
-        let run = UInt64(start) << 32 | UInt64(list.count)
+        let enters = list.filter { rows[Int($0)].rule.triggerMask & 1 != 0 }
+        let exits = list.filter { rows[Int($0)].rule.triggerMask & 2 != 0 }
+        guard enters.count <= 0xFFFF, exits.count <= 0xFFFF,
+              candidateLists.count + enters.count + exits.count <= Self.rowLimit else { return nil }
+        let start = candidateLists.count
+        candidateLists.append(contentsOf: enters)
+        candidateLists.append(contentsOf: exits)
+        let run = UInt64(start) << 32 | UInt64(enters.count) << 16 | UInt64(exits.count)
         return (beaconNumbers.add(beacon, payload: run), run)
-    }
-
-    /// The rows of `list` appended (static: a method on `self` given `&self.candidateRows` would
-    /// copy the whole array on every append).
-    private static func appendRows(_ list: [Int32], of campaigns: CampaignSet, to rows: inout [CandidateRow]) {
-        for index in list {
-            let rule = campaigns.rules[Int(index)]
-            rows.append(CandidateRow(rule: rule, index: index, keepsState: campaigns.keepsState[Int(rule.idSlot)]))
-        }
     }
 
     /// The ledger's slot for the device locale, through the engine's slot when it has one.

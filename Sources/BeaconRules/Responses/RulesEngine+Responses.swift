@@ -141,7 +141,7 @@ extension RulesEngine {
     /// key is hashed from the event's strings.
     mutating func noteDeliveries(_ event: BeaconEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil) {
         var notified = false
-        for firing in pending where !campaigns.rules[Int(firing.index)].isSilent { notified = true; break }
+        for firing in pending where !firing.isSilent { notified = true; break }
         guard notified else { return }
         let locale = knownLocale ?? ledger.localeSlot(event.locale)
         let beacon: UInt32
@@ -161,7 +161,7 @@ extension RulesEngine {
         }
         for firing in pending {
             let index = Int(firing.index)
-            if campaigns.rules[index].isSilent { continue }
+            if firing.isSilent { continue }
             var slot = ledger.ruleSlots[index]
             if slot == .max {
                 let campaign = campaigns.campaigns[index]
