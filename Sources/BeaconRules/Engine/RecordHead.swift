@@ -86,7 +86,10 @@ struct EventHead {
     mutating func prepare(_ event: BeaconEvent) {
         var out: [UInt8] = []
         swap(&out, &bytes)
-        var device = escapedDevice, id = escapedID
+        // Moved out and back (swap), not copied: a copy would retain their buffers per event.
+        var device = JSONWriter(), id = JSONWriter()
+        swap(&device, &escapedDevice)
+        swap(&id, &escapedID)
         var deviceUnescaped = true, idUnescaped = true
         Self.withEscaped(event.device, &device, &deviceUnescaped) { device in
             Self.withEscaped(event.id, &id, &idUnescaped) { id in
@@ -125,8 +128,8 @@ struct EventHead {
                 }
             }
         }
-        escapedDevice = device
-        escapedID = id
+        swap(&device, &escapedDevice)
+        swap(&id, &escapedID)
         idClosingIsUnescaped = deviceUnescaped && idUnescaped
         swap(&out, &bytes)
     }
