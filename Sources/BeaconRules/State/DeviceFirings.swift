@@ -1,6 +1,6 @@
 /// Suppression state laid out by device: each device's (campaign, time) entries sit in one short
-/// run of two pooled arrays, so an event's state checks read one or two cache lines instead of
-/// probing a large hash table once per candidate campaign.
+/// run of a pooled array, each entry's campaign beside its time, so an event's state checks read
+/// one or two cache lines instead of probing a large hash table once per candidate campaign.
 ///
 /// A run that outgrows its capacity moves to the end of the pool with twice the room; the pool is
 /// compacted when moved-out space exceeds what is in use.
@@ -14,8 +14,12 @@ struct DeviceFirings: Sendable {
         var filter: UInt64 = 0
     }
 
-    private var campaigns: [UInt32] = []
-    private var times: [Int64] = []
+    private struct Entry: Sendable {
+        var campaign: UInt32
+        var time: Int64
+    }
+
+    private var entries: [Entry] = []
     private var runs: [Run] = []
     private var abandoned = 0
     private(set) var count = 0
@@ -24,7 +28,7 @@ struct DeviceFirings: Sendable {
     var deviceCount: Int { runs.count }
 
     mutating func addDevice() -> UInt32 {
-        runs.append(Run(start: UInt32(campaigns.count), count: 0, capacity: 0))
+        runs.append(Run(start: UInt32(entries.count), count: 0, capacity: 0))
         return UInt32(runs.count - 1)
     }
 
@@ -32,11 +36,11 @@ struct DeviceFirings: Sendable {
     func value(device: UInt32, campaign: UInt32) -> Int64? {
         let run = runs[Int(device)]
         if run.filter & Self.bit(campaign) == 0 { return nil }
-        return campaigns.withUnsafeBufferPointer { ids in
+        return entries.withUnsafeBufferPointer { pool in
             var i = Int(run.start)
             let end = i + Int(run.count)
             while i < end {
-                if ids[i] == campaign { return times[i] }
+                if pool[i].campaign == campaign { return pool[i].time }
                 i += 1
             }
             return nil
@@ -50,62 +54,53 @@ struct DeviceFirings: Sendable {
         var run = runs[Int(device)]
         let start = Int(run.start)
         if run.filter & Self.bit(campaign) != 0 {
-            for i in start..<start + Int(run.count) where campaigns[i] == campaign {
-                times[i] = time
+            for i in start..<start + Int(run.count) where entries[i].campaign == campaign {
+                entries[i].time = time
                 return
             }
         }
         run.filter |= Self.bit(campaign)
         if run.count == run.capacity {
             let newCapacity = max(2, run.capacity * 2)
-            if start + Int(run.capacity) == campaigns.count {
+            let room = Entry(campaign: 0, time: 0)
+            if start + Int(run.capacity) == entries.count {
                 // The last run grows in place.
-                campaigns.append(contentsOf: repeatElement(0, count: Int(newCapacity - run.capacity)))
-                times.append(contentsOf: repeatElement(0, count: Int(newCapacity - run.capacity)))
+                entries.append(contentsOf: repeatElement(room, count: Int(newCapacity - run.capacity)))
             } else {
-                let newStart = campaigns.count
+                let newStart = entries.count
                 // Copied out first: appending a slice of the array to itself would copy the whole pool.
-                let movingCampaigns = Array(campaigns[start..<start + Int(run.count)])
-                let movingTimes = Array(times[start..<start + Int(run.count)])
-                campaigns.append(contentsOf: movingCampaigns)
-                times.append(contentsOf: movingTimes)
-                campaigns.append(contentsOf: repeatElement(0, count: Int(newCapacity - run.count)))
-                times.append(contentsOf: repeatElement(0, count: Int(newCapacity - run.count)))
+                let moving = Array(entries[start..<start + Int(run.count)])
+                entries.append(contentsOf: moving)
+                entries.append(contentsOf: repeatElement(room, count: Int(newCapacity - run.count)))
                 abandoned += Int(run.capacity)
                 run.start = UInt32(newStart)
             }
             run.capacity = newCapacity
         }
-        let slot = Int(run.start + run.count)
-        campaigns[slot] = campaign
-        times[slot] = time
+        entries[Int(run.start + run.count)] = Entry(campaign: campaign, time: time)
         run.count += 1
         count += 1
         runs[Int(device)] = run
-        if abandoned > 1 << 16 && abandoned > campaigns.count / 2 { compact() }
+        if abandoned > 1 << 16 && abandoned > entries.count / 2 { compact() }
     }
 
     /// Rewrites the pool without the space runs moved out of.
     private mutating func compact() {
-        var newCampaigns: [UInt32] = []
-        var newTimes: [Int64] = []
-        newCampaigns.reserveCapacity(campaigns.count - abandoned)
-        newTimes.reserveCapacity(campaigns.count - abandoned)
+        var pool: [Entry] = []
+        pool.reserveCapacity(entries.count - abandoned)
         for d in runs.indices {
             let run = runs[d]
             let start = Int(run.start)
-            runs[d].start = UInt32(newCampaigns.count)
-            newCampaigns.append(contentsOf: campaigns[start..<start + Int(run.capacity)])
-            newTimes.append(contentsOf: times[start..<start + Int(run.capacity)])
+            runs[d].start = UInt32(pool.count)
+            pool.append(contentsOf: entries[start..<start + Int(run.capacity)])
         }
-        campaigns = newCampaigns
-        times = newTimes
+        entries = pool
         abandoned = 0
     }
 
     func forEach(_ body: (_ device: UInt32, _ campaign: UInt32, _ time: Int64) -> Void) {
         for (d, run) in runs.enumerated() {
-            for i in Int(run.start)..<Int(run.start + run.count) { body(UInt32(d), campaigns[i], times[i]) }
+            for i in Int(run.start)..<Int(run.start + run.count) { body(UInt32(d), entries[i].campaign, entries[i].time) }
         }
     }
 }
