@@ -208,23 +208,27 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// Appends `pending`'s records: each head joined from its campaign's runs and the event's
     /// (`RecordHead`), then its tail, referenced when the writer collects references, else copied.
-    /// Everything is joined in `scratch` with plain copies and appended at once.
+    /// Heads are joined in `scratch` with plain copies and appended at once, up to a tail that is
+    /// copied: that goes straight from the cache into the writer.
     private func joinRecords(_ eventTime: Int64, uncached: [Int: [UInt8]], scratch: inout [UInt8], into writer: inout JSONWriter) {
         let offsets = campaignHeads.offsets
-        // Room for the lot: the event's runs, a fire date (24 bytes, 40 in years past 9999), the tail.
+        // Room for every head: the event's runs and a fire date (24 bytes, 40 in years past 9999).
         var needed = 0
-        for (i, firing) in pending.enumerated() {
+        for firing in pending {
             let k = Int(firing.index) * 2
             needed += offsets[k + 2] - offsets[k] + eventHead.bytes.count + 48
-            needed += firing.tail >= 0 ? Int(firing.tail & 0xFFFF) : uncached[i]!.count
         }
         if scratch.count < needed { scratch = [UInt8](repeating: 0, count: max(needed, scratch.count * 2)) }
-        let base = writer.bytes.count
-        let used = scratch.withUnsafeMutableBufferPointer { out in
+        scratch.withUnsafeMutableBufferPointer { out in
             campaignHeads.bytes.withUnsafeBufferPointer { heads in
                 eventHead.bytes.withUnsafeBufferPointer { own in
                     let start = out.baseAddress!
                     var p = start
+                    /// Appends the heads joined so far and starts the scratch again.
+                    @inline(__always) func flush() {
+                        writer.bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: p - start))
+                        p = start
+                    }
                     @inline(__always) func copy(_ run: UnsafeBufferPointer<UInt8>) {
                         p.update(from: run.baseAddress!, count: run.count)
                         p += run.count
@@ -255,19 +259,20 @@ public struct RulesEngine<Store: SuppressionStore> {
                         if firing.tail >= 0 {
                             let tail = UnsafeBufferPointer(start: UnsafePointer<UInt8>(bitPattern: Int(firing.tail >> 16))!, count: Int(firing.tail & 0xFFFF))
                             if writer.refers(tail) {
-                                writer.appendReference(at: base + (p - start), tail)
+                                writer.appendReference(at: writer.bytes.count + (p - start), tail)
                             } else {
-                                copy(tail)
+                                flush()
+                                writer.bytes.append(contentsOf: tail)
                             }
                         } else {
-                            uncached[i]!.withUnsafeBufferPointer { copy($0) }
+                            flush()
+                            writer.bytes.append(contentsOf: uncached[i]!)
                         }
                     }
-                    return p - start
+                    flush()
                 }
             }
         }
-        writer.bytes.append(contentsOf: scratch[..<used])
     }
 
     /// The presence layer's dwell event: `event` (kind enter, at the dwell time) matched against the
