@@ -57,7 +57,7 @@ struct JSONTreeBuilder: ~Copyable {
             }
         case 0x2D, 0x30...0x39:
             let range = try s.scanNumber()
-            return .number(shortStrings.string(UnsafeBufferPointer(rebasing: s.bytes[range])))
+            return .number(shortStrings.string(UnsafeBufferPointer(rebasing: s.bytes[range]), readable: s.bytes.count - range.lowerBound))
         case 0:
             throw s.error("expected a JSON value, found \(s.foundDescription())")
         default:
@@ -70,7 +70,7 @@ struct JSONTreeBuilder: ~Copyable {
     @inline(__always)
     private mutating func string(_ s: inout JSONScanner, _ range: Range<Int>, escaped: Bool) throws(JSONSyntaxError) -> String {
         let slice = UnsafeBufferPointer(rebasing: s.bytes[range])
-        if !escaped && isASCII(slice) { return shortStrings.string(slice) }
+        if !escaped && isASCII(slice) { return shortStrings.string(slice, readable: s.bytes.count - range.lowerBound) }
         return try s.decodeString(range, escaped: escaped)
     }
 }
@@ -116,7 +116,7 @@ struct OpenItems<Item>: ~Copyable {
 /// ASCII strings of up to 15 bytes (Swift keeps those inline, without an allocation) by their
 /// bytes, in a small direct-mapped table: a document repeats its member names and many of its
 /// short values, and reusing a string is cheaper than making it again.
-struct ShortStrings {
+struct ShortStrings: ~Copyable {
     private struct Entry {
         var low: UInt64
         var high: UInt64
@@ -124,23 +124,40 @@ struct ShortStrings {
         var string: String
     }
 
-    private var entries = [Entry](repeating: Entry(low: 0, high: 0, count: -1, string: ""), count: 512)
+    private static let size = 512
+    private let entries: UnsafeMutablePointer<Entry>
 
-    /// `bytes` (ASCII) as a `String`.
+    init() {
+        entries = .allocate(capacity: Self.size)
+        entries.initialize(repeating: Entry(low: 0, high: 0, count: -1, string: ""), count: Self.size)
+    }
+
+    deinit {
+        entries.deinitialize(count: Self.size)
+        entries.deallocate()
+    }
+
+    /// `bytes` (ASCII) as a `String`. `readable` bytes from the start of `bytes` may be read (the
+    /// rest of the document), so that a short string is loaded as two words.
     @inline(__always)
-    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int) -> String {
         let n = bytes.count
-        guard n <= 15, let base = bytes.baseAddress else { return Self.make(bytes) }
-        var low: UInt64 = 0, high: UInt64 = 0
-        for i in 0..<min(n, 8) { low |= UInt64(base[i]) << (8 * UInt64(i)) }
-        if n > 8 { for i in 8..<n { high |= UInt64(base[i]) << (8 * UInt64(i - 8)) } }
+        guard n <= 15, readable >= 16, let base = bytes.baseAddress else { return Self.make(bytes) }
+        let raw = UnsafeRawPointer(base)
+        let low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) & Self.mask(n)
+        let high = n > 8 ? UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) & Self.mask(n - 8) : 0
         let slot = Int(truncatingIfNeeded: ((low ^ (high &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(n)) &* 0xBF58_476D_1CE4_E5B9) >> 55)
-        return entries.withUnsafeMutableBufferPointer { table in
-            if table[slot].count == n && table[slot].low == low && table[slot].high == high { return table[slot].string }
-            let made = Self.make(bytes)
-            table[slot] = Entry(low: low, high: high, count: n, string: made)
-            return made
-        }
+        let entry = entries + slot
+        if entry.pointee.count == n && entry.pointee.low == low && entry.pointee.high == high { return entry.pointee.string }
+        let made = Self.make(bytes)
+        entry.pointee = Entry(low: low, high: high, count: n, string: made)
+        return made
+    }
+
+    /// The low `n` bytes (all eight from 8 on) of a little-endian word.
+    @inline(__always)
+    private static func mask(_ n: Int) -> UInt64 {
+        n >= 8 ? ~0 : (1 << UInt64(8 * n)) &- 1
     }
 
     @inline(__always)
