@@ -9,6 +9,12 @@ public enum BeaconPattern: Sendable, Equatable {
 
     /// Reads a `beacons` entry; dashes are ignored and hex is compared case-insensitively.
     public init?(entry: String) {
+        // A pid written without dashes (nearly every entry) is read in place.
+        var text = entry
+        if let id = text.withUTF8({ $0.count == 42 && !$0.contains(0x2D) ? BeaconID(pidBytes: $0) : nil }) {
+            self = .exact(id)
+            return
+        }
         var compact: [UInt8] = []
         compact.reserveCapacity(42)
         for byte in entry.utf8 where byte != 0x2D { compact.append(byte) }

@@ -70,17 +70,27 @@ public struct CampaignID: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     public init(eid: String) {
         // ASCII (every eid seen in practice) is folded byte by byte; anything else through Unicode.
-        if eid.utf8.allSatisfy({ $0 < 0x80 }) {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(eid.utf8.count)
-            for byte in eid.utf8 where byte != 0x2D { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-            canonical = String(decoding: bytes, as: UTF8.self)
+        var text = eid
+        if let folded = text.withUTF8({ isASCII($0) ? Self.fold($0) : nil }) {
+            canonical = folded
         } else {
             canonical = String(String.UnicodeScalarView(eid.lowercased().unicodeScalars.filter { $0 != "-" }))
         }
     }
 
     public init(canonical: String) { self.canonical = canonical }
+
+    /// ASCII lower-cased with dashes dropped, written straight into the new string.
+    private static func fold(_ ascii: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: ascii.count) { out in
+            var n = 0
+            for byte in ascii where byte != 0x2D {
+                out[n] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                n += 1
+            }
+            return n
+        }
+    }
 
     public var description: String { canonical }
 

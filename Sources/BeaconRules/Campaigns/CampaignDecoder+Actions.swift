@@ -3,12 +3,18 @@
 /// device SDK would refuse is a load error here, at its line and column, not a surprise on a phone.
 extension CampaignDecoder {
     /// Reads the extensions of one action object; problems land in `diagnostics`.
-    mutating func campaignActions(_ value: JSONValue, prefix: String) -> CampaignActions {
+    mutating func campaignActions(_ fields: ActionFields, prefix: @autoclosure () -> String) -> CampaignActions {
         var actions = CampaignActions()
         func field(_ key: String) -> JSONMember? {
-            guard let m = value.member(key), !m.value.isNull else { return nil }
+            guard let m = fields.member(key), !m.value.isNull else { return nil }
             return m
         }
+        // Most actions have none of the extensions: the path is only spelled out for one that has.
+        if field("notificationAction") == nil && field("categoryActions") == nil && field("categoryName") == nil
+            && field("mediaAttachment") == nil {
+            return actions
+        }
+        let prefix = prefix()
         if let m = field("notificationAction") {
             actions.notificationAction = action(m.value, path: "\(prefix)notificationAction", line: m.line, column: m.column)
         }
@@ -33,7 +39,7 @@ extension CampaignDecoder {
             }
         }
         if let m = field("categoryName") {
-            if let s = m.value.stringValue, !s.trimmingSpaces().isEmpty { actions.categoryName = s }
+            if let s = m.value.stringValue, !s.isBlank { actions.categoryName = s }
             else { error(line: m.line, column: m.column, "`\(prefix)categoryName`: expected a non-empty category id string, found \(m.value.compactText)") }
         }
         if let m = field("mediaAttachment") {

@@ -58,19 +58,20 @@ public struct CampaignDecoder {
     public mutating func decodeAction(_ value: JSONValue, path: @autoclosure () -> String, line: Int, instant: Bool) -> Campaign? {
         let errorsBefore = errorCount
         func prefix() -> String { path().isEmpty ? "" : "\(path())." }
-        guard value.objectMembers != nil else {
+        guard let members = value.objectMembers else {
             error(line: line, "\(path().isEmpty ? "the action" : "`\(path())`") must be an object, found \(value.kindName)")
             return nil
         }
+        let fields = ActionFields(members)
         func field(_ key: String) -> JSONMember? {
-            guard let m = value.member(key), !m.value.isNull else { return nil }
+            guard let m = fields.member(key), !m.value.isNull else { return nil }
             return m
         }
         func fail(_ m: JSONMember, _ message: String) { error(line: m.line, column: m.column, "`\(prefix())\(m.key)`: \(message)") }
 
         var eid = ""
         if let m = field("eid") {
-            if let s = m.value.stringValue, !s.trimmingSpaces().isEmpty { eid = s } else { fail(m, "expected a non-empty string, found \(m.value.kindName)") }
+            if let s = m.value.stringValue, !s.isBlank { eid = s } else { fail(m, "expected a non-empty string, found \(m.value.kindName)") }
         } else {
             let hint = value.member("id") != nil ? " (it has `id`: this looks like backend sync input, not a layout action)" : ""
             error(line: line, "`\(path().isEmpty ? "action" : path())`: missing `eid` (the campaign id)\(hint)")
@@ -196,13 +197,13 @@ public struct CampaignDecoder {
             onExit = localizedBlock(payload.member("onExit"), path: "\(prefix())content.payload.onExit")
         }
 
-        let actions = campaignActions(value, prefix: prefix())
+        let actions = campaignActions(fields, prefix: prefix())
 
         guard errorCount == errorsBefore else { return nil }
         var campaign = Campaign(
             eid: eid, trigger: trigger, actionType: actionType, beacons: beacons, timeframes: timeframes,
             suppression: suppression, sendOnlyOnce: sendOnlyOnce, delayMilliseconds: delay, deliverAt: deliverAt,
-            content: content, isInstant: instant, name: value["name"]?.stringValue, onEnter: onEnter, onExit: onExit,
+            content: content, isInstant: instant, name: fields.member("name")?.value.stringValue, onEnter: onEnter, onExit: onExit,
             origin: SourceLocation(file: file, line: line), source: value)
         campaign.actions = actions
         campaign.dwellMilliseconds = dwell
@@ -283,4 +284,9 @@ extension ActionType {
         default: return nil
         }
     }
+}
+
+extension String {
+    /// Empty or only spaces and tabs: `trimmingSpaces().isEmpty` without making the trimmed string.
+    var isBlank: Bool { utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
 }

@@ -2,8 +2,11 @@
 /// compiled into flat rules for the hot path.
 public struct CampaignSet: Sendable {
     public let campaigns: [Campaign]
-    /// Exact pids to the campaigns (load order) that list them.
-    let byBeacon: [BeaconID: [Int32]]
+    /// Exact pids, numbered; the campaigns (load order) that list pid n are
+    /// `exactCampaigns[exactStarts[n]..<exactStarts[n + 1]]`.
+    let exactBeacons: NumberingTable<BeaconID>
+    let exactStarts: [Int32]
+    let exactCampaigns: [Int32]
     /// Proximity UUIDs to the campaigns that list them as UUID-only entries.
     let byUUID: [ProximityUUID: [Int32]]
     /// `instantActions`: candidates for every event.
@@ -24,8 +27,14 @@ public struct CampaignSet: Sendable {
 
     public init(_ campaigns: [Campaign]) {
         self.campaigns = campaigns
-        // Sized up front: growing a table of 100,000s of beacons rehashes every entry several times.
-        var byBeacon = [BeaconID: [Int32]](minimumCapacity: campaigns.count * 2)
+        // Exact pids are numbered as they come and listed as (pid, campaign) pairs, then grouped by
+        // pid in one counting pass: a table of 100,000s of pids each owning an array cost an
+        // allocation and a SipHash per entry.
+        var exactBeacons = NumberingTable<BeaconID>(minimumCapacity: campaigns.count * 2)
+        var pairs: [(beacon: Int32, campaign: Int32)] = []
+        pairs.reserveCapacity(campaigns.count * 2)
+        // Per pid, the last campaign paired with it: a campaign that lists a pid twice is listed under it once.
+        var lastCampaign: [Int32] = []
         var byUUID: [ProximityUUID: [Int32]] = [:]
         var instant: [Int32] = []
         // Fields are read in place (`campaigns[i].x`): binding each `Campaign` to a local would copy
@@ -36,19 +45,36 @@ public struct CampaignSet: Sendable {
             for pattern in campaigns[i].beacons {
                 switch pattern {
                 case .exact(let id):
-                    byBeacon[id, default: []].appendUnlessLast(index)
+                    let beacon = exactBeacons.number(id) ?? exactBeacons.add(id)
+                    if beacon == lastCampaign.count { lastCampaign.append(-1) }
+                    if lastCampaign[beacon] != index {
+                        lastCampaign[beacon] = index
+                        pairs.append((Int32(beacon), index))
+                    }
                 case .proximityUUID(let uuid):
                     byUUID[uuid, default: []].appendUnlessLast(index)
                 case .geofence: break
                 }
             }
         }
-        self.byBeacon = byBeacon
+        var starts = [Int32](repeating: 0, count: exactBeacons.count + 1)
+        for pair in pairs { starts[Int(pair.beacon) + 1] += 1 }
+        for n in 0..<exactBeacons.count { starts[n + 1] += starts[n] }
+        var next = starts
+        var exactCampaigns = [Int32](repeating: 0, count: pairs.count)
+        for pair in pairs {
+            exactCampaigns[Int(next[Int(pair.beacon)])] = pair.campaign
+            next[Int(pair.beacon)] += 1
+        }
+        self.exactBeacons = exactBeacons
+        self.exactStarts = starts
+        self.exactCampaigns = exactCampaigns
         self.byUUID = byUUID
         self.instant = instant
         (rules, frameBounds, campaignIDs) = Self.compile(campaigns)
         var eids = JSONWriter(capacity: campaigns.count * 34)
         var offsets = [0]
+        offsets.reserveCapacity(campaigns.count + 1)
         for i in campaigns.indices {
             eids.escapedContents(campaigns[i].eid)
             offsets.append(eids.bytes.count)
@@ -80,9 +106,10 @@ public struct CampaignSet: Sendable {
     /// The campaigns that may answer an event on `beacon`, in load order, without duplicates.
     public func candidates(for beacon: BeaconID, into out: inout [Int32]) {
         out.removeAll(keepingCapacity: true)
-        let exact = byBeacon[beacon] ?? []
+        if let n = exactBeacons.number(beacon) {
+            out.append(contentsOf: exactCampaigns[Int(exactStarts[n])..<Int(exactStarts[n + 1])])
+        }
         let uuid = byUUID[beacon.uuid] ?? []
-        out.append(contentsOf: exact)
         if uuid.isEmpty && instant.isEmpty { return }
         out.append(contentsOf: uuid)
         out.append(contentsOf: instant)

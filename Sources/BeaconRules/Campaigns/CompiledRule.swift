@@ -54,29 +54,28 @@ extension CampaignSet {
     }
 
     static func compile(_ campaigns: [Campaign]) -> (rules: [CompiledRule], bounds: [Int64], ids: [CampaignID]) {
-        var slots = [CampaignID: Int32](minimumCapacity: campaigns.count)
+        // Campaign ids numbered in first-seen order. ASCII ids (all seen in practice) go through a
+        // multiply hash of their bytes, much cheaper than SipHash; other text compares equal as Swift
+        // compares it (canonical equivalence), which only `Dictionary` hashes for.
+        let ascii = campaigns.indices.allSatisfy { i in var id = campaigns[i].id.canonical; return id.withUTF8(isASCII) }
+        var slots = NumberingTable<String>(minimumCapacity: ascii ? campaigns.count : 0)
+        var slotsByID: [CampaignID: Int32] = [:]
         var ids: [CampaignID] = []
+        ids.reserveCapacity(campaigns.count)
         var bounds: [Int64] = []
-        // The eids alone: a comparator that reads `campaigns[i].eid` copies a whole `Campaign` per call.
-        let eids = campaigns.map(\.eid)
-        // For ASCII (all eids seen in practice) `String <` is byte order, and much faster than
-        // walking two `UTF8View`s.
-        let ascii = eids.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
-        let order = ascii
-            ? campaigns.indices.sorted { eids[$0] < eids[$1] }
-            : campaigns.indices.sorted { eids[$0].utf8.lexicographicallyPrecedes(eids[$1].utf8) }
-        var rank = [Int32](repeating: 0, count: campaigns.count)
-        for (position, index) in order.enumerated() {
-            // Equal eids get equal ranks so that ordering ties fall back to load order.
-            rank[index] = position > 0 && eids[order[position - 1]] == eids[index] ? rank[order[position - 1]] : Int32(position)
-        }
+        let rank = ranks(of: campaigns.indices.map { campaigns[$0].eid })
         var rules: [CompiledRule] = []
         rules.reserveCapacity(campaigns.count)
         for i in campaigns.indices {
             let slot: Int32
-            if let existing = slots[campaigns[i].id] { slot = existing } else {
+            if ascii {
+                if let existing = slots.number(campaigns[i].id.canonical) { slot = Int32(existing) } else {
+                    slot = Int32(slots.add(campaigns[i].id.canonical))
+                    ids.append(campaigns[i].id)
+                }
+            } else if let existing = slotsByID[campaigns[i].id] { slot = existing } else {
                 slot = Int32(ids.count)
-                slots[campaigns[i].id] = slot
+                slotsByID[campaigns[i].id] = slot
                 ids.append(campaigns[i].id)
             }
             let framesStart = Int32(bounds.count / 2)
@@ -99,5 +98,33 @@ extension CampaignSet {
                 dwell: campaigns[i].dwellMilliseconds))
         }
         return (rules, bounds, ids)
+    }
+
+    /// Each eid's position among all eids in byte order of their UTF-8 (what `String <` gives for
+    /// ASCII), equal eids sharing the first one's, so that ordering ties fall back to load order.
+    static func ranks(of eids: [String]) -> [Int32] {
+        // Sorted on the first eight bytes read as one big-endian number, which orders them as the
+        // bytes do; the whole eids are compared only on a tie.
+        var keyed: [(prefix: UInt64, index: Int32)] = []
+        keyed.reserveCapacity(eids.count)
+        for i in eids.indices {
+            var eid = eids[i]
+            let prefix = eid.withUTF8 { bytes in
+                var key: UInt64 = 0
+                for k in 0..<8 { key = key << 8 | UInt64(k < bytes.count ? bytes[k] : 0) }
+                return key
+            }
+            keyed.append((prefix, Int32(i)))
+        }
+        keyed.sort { a, b in
+            a.prefix != b.prefix ? a.prefix < b.prefix : eids[Int(a.index)].utf8.lexicographicallyPrecedes(eids[Int(b.index)].utf8)
+        }
+        var rank = [Int32](repeating: 0, count: eids.count)
+        for position in keyed.indices {
+            let index = Int(keyed[position].index)
+            let previous = position > 0 ? Int(keyed[position - 1].index) : -1
+            rank[index] = previous >= 0 && eids[previous] == eids[index] ? rank[previous] : Int32(position)
+        }
+        return rank
     }
 }

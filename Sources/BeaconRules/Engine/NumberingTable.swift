@@ -27,6 +27,15 @@ struct NumberingTable<Key: FastHashable>: Sendable {
         mask = slots.count - 1
     }
 
+    /// Room for `count` keys before the table grows (rehashing every key each time it doubles).
+    init(minimumCapacity count: Int) {
+        var size = 1024
+        while size * 5 < count * 8 { size *= 2 }
+        slots = Array(repeating: Slot(hash: 0, payload: 0, number: 0, key: nil), count: size)
+        mask = size - 1
+        keys.reserveCapacity(count)
+    }
+
     var count: Int { keys.count }
 
     /// The key's number and payload, nil when it was never added.

@@ -1,0 +1,50 @@
+/// The members of an action object that the decoder reads, found in one pass over the object:
+/// looking each field up with `JSONValue.member` scanned every member for each of them.
+struct ActionFields {
+    private static let names = [
+        "eid", "name", "type", "delay", "dwell", "trigger", "beacons", "content", "deliverAt", "timeframes", "typeString",
+        "sendOnlyOnce", "categoryName", "supressionTime", "suppressionTime", "categoryActions", "mediaAttachment",
+        "notificationAction",
+    ]
+
+    let members: [JSONMember]
+    /// Per entry of `names`: the index of the last member with that name (a later duplicate wins,
+    /// as with `JSONValue.member`), or -1.
+    private var last = InlineArray<18, Int32>(repeating: -1)
+
+    init(_ members: [JSONMember]) {
+        self.members = members
+        for (i, member) in members.enumerated() {
+            if let slot = Self.slot(member.key) { last[slot] = Int32(i) }
+        }
+    }
+
+    /// The last member named `key`, as `JSONValue.member(key)` finds it.
+    func member(_ key: String) -> JSONMember? {
+        guard let slot = Self.slot(key) else { return members.last { $0.key == key } }
+        let i = Int(last[slot])
+        return i < 0 ? nil : members[i]
+    }
+
+    /// `key`'s entry in `names`. The length picks the candidates so that a member name is compared
+    /// with one or two names, not eighteen. (Strings equal as Swift compares them have the same
+    /// UTF-8 length here: no non-ASCII text is canonically equivalent to one of these names.)
+    private static func slot(_ key: String) -> Int? {
+        let range: Range<Int>
+        switch key.utf8.count {
+        case 3: range = 0..<1
+        case 4: range = 1..<3
+        case 5: range = 3..<5
+        case 7: range = 5..<8
+        case 9: range = 8..<9
+        case 10: range = 9..<11
+        case 12: range = 11..<13
+        case 14: range = 13..<14
+        case 15: range = 14..<17
+        case 18: range = 17..<18
+        default: return nil
+        }
+        for slot in range where names[slot] == key { return slot }
+        return nil
+    }
+}
