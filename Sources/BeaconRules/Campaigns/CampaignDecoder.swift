@@ -146,7 +146,8 @@ public struct CampaignDecoder {
             if let seconds = m.value.doubleValue {
                 if seconds == -1 { suppression = .none }
                 else if seconds == 0 { suppression = .once }
-                else if seconds > 0 { suppression = .interval(milliseconds: Int64((seconds * 1000).rounded())) }
+                else if seconds > 0 && seconds < 1e12 { suppression = .interval(milliseconds: Int64((seconds * 1000).rounded())) }
+                else if seconds >= 1e12 { fail(m, "expected at most 999999999999 seconds (use 0 for once per device), found \(m.value.compactText)") }
                 else { fail(m, "expected seconds > 0, 0 (once per device) or -1 (no suppression), found \(m.value.compactText)") }
             } else { fail(m, "expected a number of seconds, found \(m.value.kindName)") }
         }

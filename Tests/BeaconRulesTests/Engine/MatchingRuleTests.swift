@@ -83,6 +83,15 @@ struct MatchingRuleTests {
         #expect(decoder.diagnostics.filter { $0.severity == .error }.map(\.message) == ["`[1000].trigger`: expected 1 (enter), 2 (exit) or 3 (both), found 9"])
     }
 
+    /// Numbers too large for milliseconds in 64 bits are a diagnostic, not a crash.
+    @Test(arguments: ["99999999999999999999", "1e400", "1e12"])
+    func hugeSuppressionTimeIsAnErrorNotACrash(value: String) throws {
+        var decoder = CampaignDecoder(file: "f.json")
+        let campaigns = decoder.decode(document: try JSONParser.parse(action(#""trigger":1,"suppressionTime":\#(value)"#)))
+        #expect(campaigns.isEmpty)
+        #expect(decoder.diagnostics.map(\.message) == ["`suppressionTime`: expected at most 999999999999 seconds (use 0 for once per device), found \(value)"])
+    }
+
     @Test func positiveSuppressionTimeBlocksUntilTheIntervalPasses() throws {
         var engine = try Harness.engine(action(#""trigger":3,"suppressionTime":900"#))
         #expect(engine.process(Harness.event(beacon: pid, at: "2016-05-10T16:00:00Z", id: "1")).count == 1)
