@@ -14,9 +14,22 @@ struct DeviceFirings: Sendable {
         var filter: UInt64 = 0
     }
 
+    /// 12 bytes: the time is kept as two 32-bit halves so that an entry needs no 8-byte alignment.
     private struct Entry: Sendable {
         var campaign: UInt32
-        var time: Int64
+        private var low: UInt32
+        private var high: Int32
+
+        init(campaign: UInt32, time: Int64) {
+            self.campaign = campaign
+            low = UInt32(truncatingIfNeeded: time)
+            high = Int32(truncatingIfNeeded: time >> 32)
+        }
+
+        var time: Int64 {
+            get { Int64(high) << 32 | Int64(low) }
+            set { self = Entry(campaign: campaign, time: newValue) }
+        }
     }
 
     private var entries: [Entry] = []

@@ -1,5 +1,5 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
-/// (device, campaign) entry is 16 bytes (campaign and time side by side) in its device's run (`DeviceFirings`).
+/// (device, campaign) entry is 12 bytes (campaign and time side by side) in its device's run (`DeviceFirings`).
 public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     private var devices = NumberingTable<String>()
     private var campaignSlots: [CampaignID: UInt32] = [:]
