@@ -91,6 +91,9 @@ struct EventHead {
         swap(&device, &escapedDevice)
         swap(&id, &escapedID)
         var deviceUnescaped = true, idUnescaped = true
+        // The closures below capture these, not `event`: capturing the event copied it (three
+        // string retains and releases) per closure.
+        let kind = event.kind, beacon = event.beacon, eventTime = event.time
         Self.withEscaped(event.device, &device, &deviceUnescaped) { device in
             Self.withEscaped(event.id, &id, &idUnescaped) { id in
                 let needed = 2 * (device.count + id.count) + 200
@@ -110,16 +113,16 @@ struct EventHead {
                     copy(":"); copy(device); copy(":"); copy(id)
                     idClosing = 0..<(p - start)
                     copy(#"","device":""#); copy(device); copy(#"","event":""#); copy(id)
-                    copy(event.kind == .enter ? #"","trigger":"enter","beacon":""# : #"","trigger":"exit","beacon":""#)
-                    event.beacon.writePid(to: p)
+                    copy(kind == .enter ? #"","trigger":"enter","beacon":""# : #"","trigger":"exit","beacon":""#)
+                    beacon.writePid(to: p)
                     p += 42
                     copy(#"","fireDate":""#)
                     fields = idClosing.upperBound..<(p - start)
-                    if Timestamp.fourDigitYears.contains(event.time.milliseconds) {
-                        p += event.time.writeRFC3339(to: p)
+                    if Timestamp.fourDigitYears.contains(eventTime.milliseconds) {
+                        p += eventTime.writeRFC3339(to: p)
                     } else {
                         var far: [UInt8] = []
-                        event.time.appendRFC3339(to: &far)
+                        eventTime.appendRFC3339(to: &far)
                         far.withUnsafeBufferPointer { copy($0) }
                     }
                     p.pointee = 0x22
