@@ -27,8 +27,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Beacons numbered, and candidates listed (4 bytes each), at most; past these (hostile
     /// input: endless made-up beacons of a UUID with venue-wide campaigns), candidates are worked
     /// out per event.
-    static var beaconLimit: Int { 1 << 20 }
-    static var rowLimit: Int { 1 << 21 }
+    /// Internal and per engine so that tests can drive every event down the per-event path.
+    var beaconLimit = 1 << 20
+    var rowLimit = 1 << 21
     private var firedSlots: [Int32] = []
     /// The firings of the current event (internal: the delivery ledger reads them).
     var pending: [Firing] = []
@@ -310,13 +311,13 @@ public struct RulesEngine<Store: SuppressionStore> {
     @inline(__always)
     private mutating func beaconRun(_ beacon: BeaconID) -> (Int, UInt64)? {
         if let found = beaconNumbers.find(beacon) { return found }
-        guard beaconNumbers.count < Self.beaconLimit else { return nil }
+        guard beaconNumbers.count < beaconLimit else { return nil }
         var list: [Int32] = []
         campaigns.candidates(for: beacon, into: &list)
         let enters = list.filter { rows[Int($0)].rule.triggerMask & 1 != 0 }
         let exits = list.filter { rows[Int($0)].rule.triggerMask & 2 != 0 }
         guard enters.count <= 0xFFFF, exits.count <= 0xFFFF,
-              candidateLists.count + enters.count + exits.count <= Self.rowLimit else { return nil }
+              candidateLists.count + enters.count + exits.count <= rowLimit else { return nil }
         let start = candidateLists.count
         candidateLists.append(contentsOf: enters)
         candidateLists.append(contentsOf: exits)

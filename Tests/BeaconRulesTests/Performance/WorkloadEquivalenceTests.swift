@@ -33,6 +33,29 @@ struct WorkloadEquivalenceTests {
         }
     }
 
+    /// Past its limits (hostile input: endless made-up beacons) the engine works candidates out
+    /// per event, unsplit by trigger: with the limits at zero every event takes that path, and
+    /// the records must not change. Half-way limits mix the two paths.
+    @Test(arguments: [(0, 0), (40, 1_000)])
+    func perEventCandidatesGiveTheSameRecords(beaconLimit: Int, rowLimit: Int) throws {
+        let campaigns = try Harness.campaigns(String(decoding: Self.spec.campaignsJSON(), as: UTF8.self))
+        let events = Self.events()
+        var numbered = RulesEngine(campaigns: CampaignSet(campaigns), locales: Harness.locales, store: InMemorySuppressionStore())
+        var limited = RulesEngine(campaigns: CampaignSet(campaigns), locales: Harness.locales, store: InMemorySuppressionStore())
+        limited.beaconLimit = beaconLimit
+        limited.rowLimit = rowLimit
+        let (expected, _) = Harness.replay(events, source: "workload.jsonl", engine: &numbered)
+        let (got, errors) = Harness.replay(events, source: "workload.jsonl", engine: &limited)
+        #expect(errors.isEmpty)
+        #expect(limited.eventBeacon == -1 || beaconLimit > 0)
+        let a = expected.split(separator: "\n"), b = got.split(separator: "\n")
+        #expect(a.count == b.count)
+        for (i, (x, y)) in zip(a, b).enumerated() where x != y {
+            Issue.record("record \(i + 1) differs:\nnumbered: \(x)\nper event: \(y)")
+            break
+        }
+    }
+
     @Test func workloadIsTheSameForTheSameSeed() {
         #expect(Self.spec.campaignsJSON() == Self.spec.campaignsJSON())
         #expect(Self.events() == Self.events())
