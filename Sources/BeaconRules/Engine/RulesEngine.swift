@@ -155,9 +155,9 @@ public struct RulesEngine<Store: SuppressionStore> {
         }
     }
 
-    /// The hot path: the event's records appended to `writer` as JSON lines. Everything but the
-    /// event's own fields comes from byte arenas: eids rendered at load, tails rendered once per
-    /// (campaign, trigger, device language) and cached.
+    /// The hot path: the event's records appended to `writer` as JSON lines. Each head is joined
+    /// from runs rendered once (`RecordHead`: the campaign's at load, the event's once per event);
+    /// each tail is rendered once per (campaign, trigger, device language) and cached.
     public mutating func write(_ event: BeaconEvent, into writer: inout JSONWriter) {
         match(event)
         if pending.isEmpty { return }
