@@ -30,21 +30,20 @@ struct ActionFields {
     /// with one or two names, not eighteen. (Strings equal as Swift compares them have the same
     /// UTF-8 length here: no non-ASCII text is canonically equivalent to one of these names.)
     private static func slot(_ key: String) -> Int? {
-        let range: Range<Int>
-        switch key.utf8.count {
-        case 3: range = 0..<1
-        case 4: range = 1..<3
-        case 5: range = 3..<5
-        case 7: range = 5..<8
-        case 9: range = 8..<9
-        case 10: range = 9..<11
-        case 12: range = 11..<13
-        case 14: range = 13..<14
-        case 15: range = 14..<17
-        case 18: range = 17..<18
-        default: return nil
-        }
-        for slot in range where names[slot] == key { return slot }
+        let length = key.utf8.count
+        guard length < byLength.count else { return nil }
+        for slot in byLength[length] where names[slot] == key { return slot }
         return nil
     }
+
+    /// Per UTF-8 length, the range of `names` that long (`names` is in order of length).
+    private static let byLength: [Range<Int>] = {
+        var ranges = [Range<Int>](repeating: 0..<0, count: names.map(\.utf8.count).max()! + 1)
+        for (i, name) in names.enumerated() {
+            let length = name.utf8.count
+            precondition(ranges[length].isEmpty || ranges[length].upperBound == i, "ActionFields.names must be in order of length")
+            ranges[length] = (ranges[length].isEmpty ? i : ranges[length].lowerBound)..<(i + 1)
+        }
+        return ranges
+    }()
 }

@@ -7,7 +7,7 @@ protocol FastHashable: Equatable, Sendable {
 /// Keys numbered densely (0, 1, 2... in first-seen order), each with a 64-bit payload, in an
 /// open-addressing table (linear probing, at most 5/8 full). A slot holds the key, its hash, its
 /// number and its payload, so a lookup reads one slot. The engine numbers the beacons events name
-/// (the payload says where their candidate rows are), the in-memory store numbers devices.
+/// (the payload says where their candidate lists are), the in-memory store numbers devices.
 struct NumberingTable<Key: FastHashable>: Sendable {
     private struct Slot: Sendable {
         var hash: UInt64
@@ -22,10 +22,7 @@ struct NumberingTable<Key: FastHashable>: Sendable {
     /// The keys by number.
     private(set) var keys: [Key] = []
 
-    init() {
-        slots = Array(repeating: Slot(hash: 0, payload: 0, number: 0, key: nil), count: 1024)
-        mask = slots.count - 1
-    }
+    init() { self.init(minimumCapacity: 0) }
 
     /// Room for `count` keys before the table grows (rehashing every key each time it doubles).
     init(minimumCapacity count: Int) {

@@ -6,42 +6,55 @@
 ///                                          idClosing         campaignField
 ///
 /// The hot path renders the campaign runs once at load and the event runs once per event, then
-/// joins them per record with four copies. The straightforward path (`NotificationRecord.appendJSON`)
+/// joins them per record with four copies (through a `ByteCursor`). The straightforward path (`NotificationRecord.appendJSON`)
 /// writes the same runs with the same functions, so the two cannot drift apart.
 enum RecordHead {
+    /// The most bytes the campaign's two runs take for an escaped eid of `eid` bytes.
+    static func campaignRoom(eid: Int) -> Int { 2 * eid + 48 }
+
+    /// The most bytes the event's two runs, a fire date and its closing quote take for escaped
+    /// device and event ids of `device` and `event` bytes.
+    static func eventRoom(device: Int, event: Int) -> Int { 2 * (device + event) + 120 + Timestamp.longestRFC3339 }
+
     /// `{"kind":"notification","id":"EID` (or `"silent"`): `eid` is escaped string contents.
-    static func appendIDOpening(to out: inout [UInt8], kind: NotificationRecord.Kind, eid: UnsafeBufferPointer<UInt8>) {
-        out.appendLiteral(kind == .notification ? #"{"kind":"notification","id":""# : #"{"kind":"silent","id":""#)
-        out.append(contentsOf: eid)
+    static func writeIDOpening(_ c: inout ByteCursor, kind: NotificationRecord.Kind, eid: UnsafeBufferPointer<UInt8>) {
+        c.copy(kind == .notification ? #"{"kind":"notification","id":""# : #"{"kind":"silent","id":""#)
+        c.copy(eid)
     }
 
     /// `:DEVICE:EVENT` (the rest of the record id).
-    static func appendIDClosing(to out: inout [UInt8], device: UnsafeBufferPointer<UInt8>, event: UnsafeBufferPointer<UInt8>) {
-        out.append(0x3A)
-        out.append(contentsOf: device)
-        out.append(0x3A)
-        out.append(contentsOf: event)
+    static func writeIDClosing(_ c: inout ByteCursor, device: UnsafeBufferPointer<UInt8>, event: UnsafeBufferPointer<UInt8>) {
+        c.byte(0x3A)
+        c.copy(device)
+        c.byte(0x3A)
+        c.copy(event)
     }
 
     /// `","campaign":"EID`.
-    static func appendCampaignField(to out: inout [UInt8], eid: UnsafeBufferPointer<UInt8>) {
-        out.appendLiteral(#"","campaign":""#)
-        out.append(contentsOf: eid)
+    static func writeCampaignField(_ c: inout ByteCursor, eid: UnsafeBufferPointer<UInt8>) {
+        c.copy(#"","campaign":""#)
+        c.copy(eid)
     }
 
     /// `","device":"DEVICE","event":"EVENT","trigger":"enter","beacon":"PID","fireDate":"`: the
     /// fire date and its closing quote follow.
-    static func appendEventFields(
-        to out: inout [UInt8], device: UnsafeBufferPointer<UInt8>, event: UnsafeBufferPointer<UInt8>,
-        trigger: EventKind, pid: UnsafeBufferPointer<UInt8>
+    static func writeEventFields(
+        _ c: inout ByteCursor, device: UnsafeBufferPointer<UInt8>, event: UnsafeBufferPointer<UInt8>,
+        trigger: EventKind, beacon: BeaconID
     ) {
-        out.appendLiteral(#"","device":""#)
-        out.append(contentsOf: device)
-        out.appendLiteral(#"","event":""#)
-        out.append(contentsOf: event)
-        out.appendLiteral(trigger == .enter ? #"","trigger":"enter","beacon":""# : #"","trigger":"exit","beacon":""#)
-        out.append(contentsOf: pid)
-        out.appendLiteral(#"","fireDate":""#)
+        c.copy(#"","device":""#)
+        c.copy(device)
+        c.copy(#"","event":""#)
+        c.copy(event)
+        c.copy(trigger == .enter ? #"","trigger":"enter","beacon":""# : #"","trigger":"exit","beacon":""#)
+        c.pid(beacon)
+        c.copy(#"","fireDate":""#)
+    }
+
+    /// The fire date and the quote that closes it.
+    static func writeFireDate(_ c: inout ByteCursor, _ time: Timestamp) {
+        c.time(time)
+        c.byte(0x22)
     }
 }
 
@@ -57,9 +70,10 @@ struct CampaignHeads: Sendable {
         campaigns.eidBytes.withUnsafeBufferPointer { eids in
             for i in 0..<campaigns.count {
                 let eid = UnsafeBufferPointer(rebasing: eids[campaigns.eidOffsets[i]..<campaigns.eidOffsets[i + 1]])
-                RecordHead.appendIDOpening(to: &bytes, kind: campaigns.rules[i].isSilent ? .silent : .notification, eid: eid)
+                let kind: NotificationRecord.Kind = campaigns.rules[i].isSilent ? .silent : .notification
+                bytes.append(writingAtMost: RecordHead.campaignRoom(eid: eid.count)) { RecordHead.writeIDOpening(&$0, kind: kind, eid: eid) }
                 offsets.append(bytes.count)
-                RecordHead.appendCampaignField(to: &bytes, eid: eid)
+                bytes.append(writingAtMost: RecordHead.campaignRoom(eid: eid.count)) { RecordHead.writeCampaignField(&$0, eid: eid) }
                 offsets.append(bytes.count)
             }
         }
@@ -96,38 +110,16 @@ struct EventHead {
         let kind = event.kind, beacon = event.beacon, eventTime = event.time
         Self.withEscaped(event.device, &device, &deviceUnescaped) { device in
             Self.withEscaped(event.id, &id, &idUnescaped) { id in
-                let needed = 2 * (device.count + id.count) + 200
+                let needed = RecordHead.eventRoom(device: device.count, event: id.count)
                 if out.count < needed { out = [UInt8](repeating: 0, count: needed * 2) }
                 out.withUnsafeMutableBufferPointer { buffer in
-                    let start = buffer.baseAddress!
-                    var p = start
-                    @inline(__always) func copy(_ run: UnsafeBufferPointer<UInt8>) {
-                        p.update(from: run.baseAddress!, count: run.count)
-                        p += run.count
-                    }
-                    @inline(__always) func copy(_ text: StaticString) {
-                        p.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
-                        p += text.utf8CodeUnitCount
-                    }
-                    // The same runs as `RecordHead.appendIDClosing` and `appendEventFields`, written in place.
-                    copy(":"); copy(device); copy(":"); copy(id)
-                    idClosing = 0..<(p - start)
-                    copy(#"","device":""#); copy(device); copy(#"","event":""#); copy(id)
-                    copy(kind == .enter ? #"","trigger":"enter","beacon":""# : #"","trigger":"exit","beacon":""#)
-                    beacon.writePid(to: p)
-                    p += 42
-                    copy(#"","fireDate":""#)
-                    fields = idClosing.upperBound..<(p - start)
-                    if Timestamp.fourDigitYears.contains(eventTime.milliseconds) {
-                        p += eventTime.writeRFC3339(to: p)
-                    } else {
-                        var far: [UInt8] = []
-                        eventTime.appendRFC3339(to: &far)
-                        far.withUnsafeBufferPointer { copy($0) }
-                    }
-                    p.pointee = 0x22
-                    p += 1
-                    time = fields.upperBound..<(p - start)
+                    var c = ByteCursor(buffer.baseAddress!)
+                    RecordHead.writeIDClosing(&c, device: device, event: id)
+                    idClosing = 0..<c.count
+                    RecordHead.writeEventFields(&c, device: device, event: id, trigger: kind, beacon: beacon)
+                    fields = idClosing.upperBound..<c.count
+                    RecordHead.writeFireDate(&c, eventTime)
+                    time = fields.upperBound..<c.count
                 }
             }
         }
@@ -156,13 +148,5 @@ struct EventHead {
         scratch.bytes.removeAll(keepingCapacity: true)
         scratch.escapedContents(utf8)
         scratch.bytes.withUnsafeBufferPointer(body)
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Appends a literal's bytes (no `String` walked).
-    @inline(__always)
-    mutating func appendLiteral(_ text: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }

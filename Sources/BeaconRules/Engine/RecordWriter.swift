@@ -6,37 +6,22 @@
 /// with the same functions, so they cannot drift apart.
 extension NotificationRecord {
     public func appendJSON(to w: inout JSONWriter) {
-        var pid: [UInt8] = []
-        beacon.appendPid(to: &pid)
-        var date: [UInt8] = []
-        fireDate.appendRFC3339(to: &date)
         let eid = JSONWriter.escaped(campaign), device = JSONWriter.escaped(self.device), event = JSONWriter.escaped(self.event)
         eid.withUnsafeBufferPointer { eid in
             device.withUnsafeBufferPointer { device in
                 event.withUnsafeBufferPointer { event in
-                    pid.withUnsafeBufferPointer { pid in
-                        date.withUnsafeBufferPointer { date in
-                            Self.appendHead(to: &w, kind: kind, eid: eid, device: device, event: event, trigger: trigger, pid: pid, fireDate: date)
-                        }
+                    let room = RecordHead.campaignRoom(eid: eid.count) + RecordHead.eventRoom(device: device.count, event: event.count)
+                    w.bytes.append(writingAtMost: room) { c in
+                        RecordHead.writeIDOpening(&c, kind: kind, eid: eid)
+                        RecordHead.writeIDClosing(&c, device: device, event: event)
+                        RecordHead.writeCampaignField(&c, eid: eid)
+                        RecordHead.writeEventFields(&c, device: device, event: event, trigger: trigger, beacon: beacon)
+                        RecordHead.writeFireDate(&c, fireDate)
                     }
                 }
             }
         }
         appendTail(to: &w)
-    }
-
-    /// `{"kind":...,"id":...,"campaign":...,"device":...,"event":...,"trigger":...,"beacon":...,"fireDate":...`
-    /// from escaped string contents, as the four runs of `RecordHead`.
-    static func appendHead(
-        to w: inout JSONWriter, kind: Kind, eid: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>,
-        event: UnsafeBufferPointer<UInt8>, trigger: EventKind, pid: UnsafeBufferPointer<UInt8>, fireDate: UnsafeBufferPointer<UInt8>
-    ) {
-        RecordHead.appendIDOpening(to: &w.bytes, kind: kind, eid: eid)
-        RecordHead.appendIDClosing(to: &w.bytes, device: device, event: event)
-        RecordHead.appendCampaignField(to: &w.bytes, eid: eid)
-        RecordHead.appendEventFields(to: &w.bytes, device: device, event: event, trigger: trigger, pid: pid)
-        w.bytes.append(contentsOf: fireDate)
-        w.bytes.append(0x22)
     }
 
     /// `,"actionType":...` through the closing brace.

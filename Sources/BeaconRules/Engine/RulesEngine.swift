@@ -24,6 +24,8 @@ public struct RulesEngine<Store: SuppressionStore> {
     private let rows: [CandidateRow]
     /// The current event's beacon number, -1 when it has none (the table is full).
     var eventBeacon = -1
+    /// Beacons numbered so far (tests: which candidate path events took).
+    var numberedBeacons: Int { beaconNumbers.count }
     /// Beacons numbered, and candidates listed (4 bytes each), at most; past these (hostile
     /// input: endless made-up beacons of a UUID with venue-wide campaigns), candidates are worked
     /// out per event.
@@ -213,54 +215,40 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// copied: that goes straight from the cache into the writer.
     private func joinRecords(_ eventTime: Int64, uncached: [Int: [UInt8]], scratch: inout [UInt8], into writer: inout JSONWriter) {
         let offsets = campaignHeads.offsets
-        // Room for every head: the event's runs and a fire date (24 bytes, 40 in years past 9999).
+        // Room for every head: the campaign's runs, the event's, and a fire date of its own.
         var needed = 0
         for firing in pending {
             let k = Int(firing.index) * 2
-            needed += offsets[k + 2] - offsets[k] + eventHead.bytes.count + 48
+            needed += offsets[k + 2] - offsets[k] + eventHead.time.upperBound + Timestamp.longestRFC3339
         }
         if scratch.count < needed { scratch = [UInt8](repeating: 0, count: max(needed, scratch.count * 2)) }
         scratch.withUnsafeMutableBufferPointer { out in
             campaignHeads.bytes.withUnsafeBufferPointer { heads in
                 eventHead.bytes.withUnsafeBufferPointer { own in
-                    let start = out.baseAddress!
-                    var p = start
+                    var c = ByteCursor(out.baseAddress!)
                     /// Appends the heads joined so far and starts the scratch again.
-                    @inline(__always) func flush() {
-                        writer.bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: p - start))
-                        p = start
-                    }
-                    @inline(__always) func copy(_ run: UnsafeBufferPointer<UInt8>) {
-                        p.update(from: run.baseAddress!, count: run.count)
-                        p += run.count
+                    func flush() {
+                        writer.bytes.append(contentsOf: c.written)
+                        c.rewind()
                     }
                     let idClosing = UnsafeBufferPointer(rebasing: own[eventHead.idClosing])
                     let fields = UnsafeBufferPointer(rebasing: own[eventHead.fields])
                     let fieldsAndTime = UnsafeBufferPointer(rebasing: own[eventHead.fields.lowerBound..<eventHead.time.upperBound])
                     for (i, firing) in pending.enumerated() {
                         let k = Int(firing.index) * 2
-                        copy(UnsafeBufferPointer(rebasing: heads[offsets[k]..<offsets[k + 1]]))
-                        copy(idClosing)
-                        copy(UnsafeBufferPointer(rebasing: heads[offsets[k + 1]..<offsets[k + 2]]))
+                        c.copy(UnsafeBufferPointer(rebasing: heads[offsets[k]..<offsets[k + 1]]))
+                        c.copy(idClosing)
+                        c.copy(UnsafeBufferPointer(rebasing: heads[offsets[k + 1]..<offsets[k + 2]]))
                         if firing.fireDate == eventTime {
-                            copy(fieldsAndTime)
+                            c.copy(fieldsAndTime)
                         } else {
-                            copy(fields)
-                            let fireDate = Timestamp(milliseconds: firing.fireDate)
-                            if Timestamp.fourDigitYears.contains(firing.fireDate) {
-                                p += fireDate.writeRFC3339(to: p)
-                            } else {
-                                var far: [UInt8] = []
-                                fireDate.appendRFC3339(to: &far)
-                                far.withUnsafeBufferPointer { copy($0) }
-                            }
-                            p.pointee = 0x22
-                            p += 1
+                            c.copy(fields)
+                            RecordHead.writeFireDate(&c, Timestamp(milliseconds: firing.fireDate))
                         }
                         if firing.tail >= 0 {
                             let tail = UnsafeBufferPointer(start: UnsafePointer<UInt8>(bitPattern: Int(firing.tail >> 16))!, count: Int(firing.tail & 0xFFFF))
                             if writer.refers(tail) {
-                                writer.appendReference(at: writer.bytes.count + (p - start), tail)
+                                writer.appendReference(at: writer.bytes.count + c.count, tail)
                             } else {
                                 flush()
                                 writer.bytes.append(contentsOf: tail)
@@ -328,14 +316,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// The ledger's slot for the device locale, through the engine's slot when it has one.
     private mutating func ledgerLocaleSlot(engineSlot: UInt32?, _ locale: String?) -> UInt32 {
         guard let engineSlot else { return ledger.localeSlot(locale) }
-        let i = Int(engineSlot)
-        if i < ledger.engineLocales.count, ledger.engineLocales[i] != .max { return ledger.engineLocales[i] }
-        if i >= ledger.engineLocales.count {
-            ledger.engineLocales.append(contentsOf: repeatElement(UInt32.max, count: i + 1 - ledger.engineLocales.count))
-        }
-        let slot = ledger.localeSlot(locale)
-        ledger.engineLocales[i] = slot
-        return slot
+        return ledger.localeSlot(engineSlot: Int(engineSlot), locale)
     }
 
     private mutating func localeSlot(_ locale: String?) -> UInt32? {

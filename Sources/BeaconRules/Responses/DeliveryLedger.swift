@@ -177,6 +177,34 @@ public struct DeliveryLedger: Sendable {
 
     mutating func localeSlot(_ locale: String?) -> UInt32 { locale.map { locales.slot($0) + 1 } ?? 0 }
 
+    /// `localeSlot(locale)` through the engine's slot for the same locale: hashed once per engine slot.
+    mutating func localeSlot(engineSlot i: Int, _ locale: String?) -> UInt32 {
+        if let known = Self.known(engineLocales, i) { return known }
+        let slot = localeSlot(locale)
+        Self.remember(&engineLocales, i, slot)
+        return slot
+    }
+
+    /// `beaconSlot(beacon)` through the engine's number for the same beacon: hashed once per number.
+    mutating func beaconSlot(engineNumber i: Int, _ beacon: BeaconID) -> UInt32 {
+        if let known = Self.known(engineBeacons, i) { return known }
+        let slot = beaconSlot(beacon)
+        Self.remember(&engineBeacons, i, slot)
+        return slot
+    }
+
+    /// `table[i]` when it was remembered (`.max` marks a slot not remembered yet).
+    @inline(__always)
+    private static func known(_ table: [UInt32], _ i: Int) -> UInt32? {
+        i < table.count && table[i] != .max ? table[i] : nil
+    }
+
+    /// Static: a method given `&self.table` would copy the ledger.
+    private static func remember(_ table: inout [UInt32], _ i: Int, _ slot: UInt32) {
+        if i >= table.count { table.append(contentsOf: repeatElement(UInt32.max, count: i + 1 - table.count)) }
+        table[i] = slot
+    }
+
     func locale(_ slot: UInt32) -> String? { slot == 0 ? nil : locales[Int(slot - 1)] }
 
     /// Remembers a delivered record, indexed later (`catchUp`); an id delivered before is not

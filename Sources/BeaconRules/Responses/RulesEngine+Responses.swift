@@ -144,17 +144,8 @@ extension RulesEngine {
         for firing in pending where !firing.isSilent { notified = true; break }
         guard notified else { return }
         let locale = knownLocale ?? ledger.localeSlot(event.locale)
-        let beacon: UInt32
-        if eventBeacon >= 0 {
-            // Through the engine's beacon number: no hashing of the beacon per event.
-            if eventBeacon >= ledger.engineBeacons.count {
-                ledger.engineBeacons.append(contentsOf: repeatElement(UInt32.max, count: eventBeacon + 1 - ledger.engineBeacons.count))
-            }
-            if ledger.engineBeacons[eventBeacon] == .max { ledger.engineBeacons[eventBeacon] = ledger.beaconSlot(event.beacon) }
-            beacon = ledger.engineBeacons[eventBeacon]
-        } else {
-            beacon = ledger.beaconSlot(event.beacon)
-        }
+        // Through the engine's beacon number when it has one: no hashing of the beacon per event.
+        let beacon = eventBeacon >= 0 ? ledger.beaconSlot(engineNumber: eventBeacon, event.beacon) : ledger.beaconSlot(event.beacon)
         if ledger.ruleSlots.count != campaigns.campaigns.count {
             ledger.ruleSlots = Array(repeating: .max, count: campaigns.campaigns.count)
             ledger.ruleHashes = Array(repeating: 0, count: campaigns.campaigns.count)

@@ -15,19 +15,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Appends the RFC 3339 form (see `description`).
     public func appendRFC3339(to out: inout [UInt8]) {
-        guard Self.fourDigitYears.contains(milliseconds) else { return appendFarYear(to: &out) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            let count = writeRFC3339(to: buffer.baseAddress!)
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: count))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.longestRFC3339) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: writeRFC3339(to: buffer.baseAddress!)))
         }
     }
 
-    /// Times whose year is 0...9999, which `writeRFC3339` writes.
-    static let fourDigitYears: Range<Int64> = -62_167_219_200_000..<253_402_300_800_000
+    /// The most bytes `writeRFC3339` writes: a sign, the year (Int64 milliseconds reach year
+    /// 292,278,994), then `-MM-DDTHH:MM:SS.mmmZ`.
+    public static let longestRFC3339 = 32
 
-    /// Writes the RFC 3339 form (at most 24 bytes) at `p` in one pass and returns its length: this
-    /// runs for every event on the hot path. Only for years 0...9999 (`fourDigitYears`); others
-    /// are written with a fifth digit or a sign by `appendRFC3339`.
+    /// Writes the RFC 3339 form at `p` (room for `longestRFC3339` bytes) in one pass and returns
+    /// its length: this runs for every event on the hot path. Years outside 0...9999 get a sign or
+    /// more digits (RFC 3339 has no form for them).
     @inline(__always)
     public func writeRFC3339(to p: UnsafeMutablePointer<UInt8>) -> Int {
         let ms = milliseconds
@@ -36,42 +35,27 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         if rest < 0 { rest += 86_400_000; days -= 1 }
         let (year, month, day) = CivilTime.civilFromDays(days)
         let hour = rest / 3_600_000, minute = rest / 60_000 % 60, second = rest / 1000 % 60, milli = rest % 1000
-        Digits.write2(year / 100, p); Digits.write2(year % 100, p + 2)
-        p[4] = 0x2D; Digits.write2(month, p + 5); p[7] = 0x2D; Digits.write2(day, p + 8)
-        p[10] = 0x54; Digits.write2(hour, p + 11); p[13] = 0x3A; Digits.write2(minute, p + 14)
-        p[16] = 0x3A; Digits.write2(second, p + 17)
-        var count = 19
+        var n = 4
+        if year >= 0 && year <= 9999 {
+            Digits.write2(year / 100, p); Digits.write2(year % 100, p + 2)
+        } else {
+            n = year < 0 ? 1 : 0
+            if year < 0 { p[0] = 0x2D }
+            n += Digits.writeDecimal(year.magnitude, minimumDigits: 4, p + n)
+        }
+        let q = p + n
+        q[0] = 0x2D; Digits.write2(month, q + 1); q[3] = 0x2D; Digits.write2(day, q + 4)
+        q[6] = 0x54; Digits.write2(hour, q + 7); q[9] = 0x3A; Digits.write2(minute, q + 10)
+        q[12] = 0x3A; Digits.write2(second, q + 13)
+        var count = 15
         if milli != 0 {
-            p[19] = 0x2E
-            p[20] = UInt8(truncatingIfNeeded: 0x30 + milli / 100)
-            Digits.write2(milli % 100, p + 21)
-            count = 23
+            q[15] = 0x2E
+            q[16] = UInt8(truncatingIfNeeded: 0x30 + milli / 100)
+            Digits.write2(milli % 100, q + 17)
+            count = 19
         }
-        p[count] = 0x5A
-        return count + 1
-    }
-
-    /// Years before 0 or after 9999: a sign or a fifth digit.
-    private func appendFarYear(to out: inout [UInt8]) {
-        let ms = milliseconds
-        var days = ms / 86_400_000
-        var rest = ms % 86_400_000
-        if rest < 0 { rest += 86_400_000; days -= 1 }
-        let (year, month, day) = CivilTime.civilFromDays(days)
-        let hour = rest / 3_600_000, minute = rest / 60_000 % 60, second = rest / 1000 % 60, milli = rest % 1000
-        func pad(_ v: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                out.append(UInt8(0x30 + v / divisor % 10))
-                divisor /= 10
-            }
-        }
-        if year < 0 { out.append(0x2D); pad(-year, 4) } else { out.append(contentsOf: String(year).utf8) }
-        out.append(0x2D); pad(month, 2); out.append(0x2D); pad(day, 2)
-        out.append(0x54); pad(hour, 2); out.append(0x3A); pad(minute, 2); out.append(0x3A); pad(second, 2)
-        if milli != 0 { out.append(0x2E); pad(milli, 3) }
-        out.append(0x5A)
+        q[count] = 0x5A
+        return n + count + 1
     }
 }
 
@@ -94,6 +78,20 @@ enum Digits {
         p[2] = UInt8(truncatingIfNeeded: 0x30 &+ v / 100 % 10)
         p[3] = UInt8(truncatingIfNeeded: 0x30 &+ v / 10 % 10)
         p[4] = UInt8(truncatingIfNeeded: 0x30 &+ v % 10)
+    }
+
+    /// `value` in decimal, zero-padded to `minimumDigits`, at `p`; returns the digits written.
+    static func writeDecimal(_ value: UInt64, minimumDigits: Int, _ p: UnsafeMutablePointer<UInt8>) -> Int {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        let count = max(digits, minimumDigits)
+        var v = value
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            p[i] = 0x30 &+ UInt8(truncatingIfNeeded: v % 10)
+            v /= 10
+        }
+        return count
     }
 
     /// `value` as 16 lower-case hex digits at `p`.

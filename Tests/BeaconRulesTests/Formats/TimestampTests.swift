@@ -69,6 +69,12 @@ struct TimestampTests {
         #expect(Timestamp(milliseconds: 253_402_300_799_999).description == "9999-12-31T23:59:59.999Z")
         #expect(Timestamp(milliseconds: 253_402_300_800_000).description == "10000-01-01T00:00:00Z")
         #expect(Timestamp(milliseconds: 1_462_896_000_007).description == "2016-05-10T16:00:00.007Z")
+        // Every digit of a year before -9999 (the sign, then at least four digits), and the
+        // extremes of Int64 milliseconds within the room writers leave for a time.
+        #expect(Timestamp(milliseconds: CivilTime.daysFromCivil(year: -10000, month: 1, day: 1) * 86_400_000).description == "-10000-01-01T00:00:00Z")
+        for ms in [Int64.min, Int64.max] {
+            #expect(Timestamp(milliseconds: ms).description.utf8.count <= Timestamp.longestRFC3339)
+        }
     }
 }
 

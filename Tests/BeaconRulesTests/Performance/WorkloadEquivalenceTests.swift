@@ -47,7 +47,12 @@ struct WorkloadEquivalenceTests {
         let (expected, _) = Harness.replay(events, source: "workload.jsonl", engine: &numbered)
         let (got, errors) = Harness.replay(events, source: "workload.jsonl", engine: &limited)
         #expect(errors.isEmpty)
-        #expect(limited.eventBeacon == -1 || beaconLimit > 0)
+        // Both paths were taken as the arguments say: none numbered at zero, some but not all otherwise.
+        if beaconLimit == 0 {
+            #expect(limited.numberedBeacons == 0)
+        } else {
+            #expect(limited.numberedBeacons > 0 && limited.numberedBeacons < numbered.numberedBeacons)
+        }
         let a = expected.split(separator: "\n"), b = got.split(separator: "\n")
         #expect(a.count == b.count)
         for (i, (x, y)) in zip(a, b).enumerated() where x != y {
