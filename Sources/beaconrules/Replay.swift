@@ -146,7 +146,57 @@ struct Replay: ParsableCommand {
             var progress = ProgressBar(totalBytes: size)
             var reader = LineReader(fd: fd)
             var lines = 0
+            /// Lines parsed but not applied yet: applied in order a batch at a time, after the
+            /// engine has prefetched what the batch's events will read (`RulesEngine.prefetch`).
+            var queued: [QueuedLine] = []
+            queued.reserveCapacity(Self.prefetchBatch)
+            var prefetching: [BeaconEvent] = []
+            prefetching.reserveCapacity(Self.prefetchBatch)
+            func applyQueued() throws {
+                if queued.isEmpty { return }
+                if direct {
+                    prefetching.removeAll(keepingCapacity: true)
+                    for line in queued { if case .parsed(.beacon(let event)) = line.outcome { prefetching.append(event) } }
+                    engine.engine.prefetch(prefetching)
+                }
+                for line in queued {
+                    do {
+                        let input: InputLine
+                        switch line.outcome {
+                        case .parsed(let parsed): input = parsed
+                        case .rejected(let error): throw error
+                        }
+                        let start = writer.bytes.count
+                        switch input {
+                        case .response, .beacon where direct:
+                            // Straight to the rules (and the answer log): responses always, given
+                            // events unless flicker control holds them for the presence layer.
+                            if let state, !line.positionalID, let answered = state.answer(event: input.id) {
+                                writer.bytes.append(contentsOf: answered)
+                            } else {
+                                let unhandled = try engine.engine.apply(input, format: format, into: &writer)
+                                if let unhandled {
+                                    StandardError.write(ErrorLine.json(kind: "warning", source: name, line: line.number, message: "click on \"\(unhandled.actionId)\" of record \"\(unhandled.notification)\" runs action type \"\(unhandled.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
+                                }
+                                if let state, !line.positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
+                            }
+                        case .beacon, .sighting:
+                            if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
+                        }
+                        eventsInBatch += 1
+                        if writer.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
+                    } catch let error as EventError {
+                        outcome.rejected += 1
+                        progress.clear()
+                        StandardError.write(ErrorLine.json(kind: "error", source: name, line: line.number, message: error.description))
+                    }
+                }
+                queued.removeAll(keepingCapacity: true)
+            }
             do {
+                // Lines read before a read error are still applied, as they were read.
+                var readError: ReadError?
+                do {
                 try reader.forEachLine({ line, number in
                     lines = number
                     if EventParser.isBlank(line) { return }
@@ -157,31 +207,16 @@ struct Replay: ParsableCommand {
                             return "\(name):\(number)"
                         }
                         let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
-                        let start = writer.bytes.count
-                        switch input {
-                        case .response, .beacon where direct:
-                            // Straight to the rules (and the answer log): responses always, given
-                            // events unless flicker control holds them for the presence layer.
-                            if let state, !positionalID, let answered = state.answer(event: input.id) {
-                                writer.bytes.append(contentsOf: answered)
-                            } else {
-                                let unhandled = try engine.engine.apply(input, format: format, into: &writer)
-                                if let unhandled {
-                                    StandardError.write(ErrorLine.json(kind: "warning", source: name, line: number, message: "click on \"\(unhandled.actionId)\" of record \"\(unhandled.notification)\" runs action type \"\(unhandled.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
-                                }
-                                if let state, !positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
-                            }
-                        case .beacon, .sighting:
-                            if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
-                        }
-                        eventsInBatch += 1
-                        if writer.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
+                        queued.append(QueuedLine(outcome: .parsed(input), number: number, positionalID: positionalID))
                     } catch let error as EventError {
-                        outcome.rejected += 1
-                        progress.clear()
-                        StandardError.write(ErrorLine.json(kind: "error", source: name, line: number, message: error.description))
+                        // Reported in its place among the batch's lines (their warnings come first).
+                        queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                     }
+                    if queued.count == Self.prefetchBatch { try applyQueued() }
                 }, onChunk: { bytes in progress.update(bytes: bytes, lines: lines) })
+                } catch let error as ReadError { readError = error }
+                try applyQueued()
+                if let readError { throw readError }
             } catch is OutputClosed {
                 outcome.failure = "stdout was closed; stopped"
                 return outcome
@@ -210,6 +245,21 @@ struct Replay: ParsableCommand {
     /// commit's fsync costs little per event, small enough to keep memory flat.
     static let batchBytes = 1 << 20
     static let batchEvents = 16384
+    /// Lines parsed ahead and prefetched together: enough independent cache misses to overlap,
+    /// few enough that what the first event loaded is still cached when the last is written.
+    static let prefetchBatch = 32
+
+    /// A parsed line waiting in a prefetch batch.
+    struct QueuedLine {
+        enum Outcome {
+            case parsed(InputLine)
+            case rejected(EventError)
+        }
+        var outcome: Outcome
+        var number: Int
+        /// The event had no `id` and is known by `SOURCE:LINE` (not logged in the answer log).
+        var positionalID: Bool
+    }
 
     struct OutputClosed: Error {}
 

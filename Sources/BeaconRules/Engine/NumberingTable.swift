@@ -37,9 +37,12 @@ struct NumberingTable<Key: FastHashable>: Sendable {
 
     /// The key's number and payload, nil when it was never added.
     @inline(__always)
-    func find(_ key: Key) -> (number: Int, payload: UInt64)? {
-        let h = key.fastHash
-        return slots.withUnsafeBufferPointer { s in
+    func find(_ key: Key) -> (number: Int, payload: UInt64)? { find(key, hash: key.fastHash) }
+
+    /// `find` with the key's `fastHash` already known.
+    @inline(__always)
+    func find(_ key: Key, hash h: UInt64) -> (number: Int, payload: UInt64)? {
+        slots.withUnsafeBufferPointer { s in
             var i = Int(truncatingIfNeeded: h) & mask
             while true {
                 let slot = s[i]
@@ -53,6 +56,15 @@ struct NumberingTable<Key: FastHashable>: Sendable {
     /// The key's number, nil when it was never added.
     @inline(__always)
     func number(_ key: Key) -> Int? { find(key)?.number }
+
+    /// Reads the home slot of a key with hash `hash` (`fastHash`) and returns a word of it,
+    /// changing nothing. Issued for several keys in a tight loop, the loads are independent, so
+    /// their cache misses overlap instead of following one another (Swift has no prefetch
+    /// instruction; see `RulesEngine.prefetch`).
+    @inline(__always)
+    func touch(hash: UInt64) -> UInt64 {
+        slots.withUnsafeBufferPointer { s in s[Int(truncatingIfNeeded: hash) & mask].hash }
+    }
 
     /// Adds a key that is not in the table yet; returns its number (`count` before).
     mutating func add(_ key: Key, payload: UInt64 = 0) -> Int {

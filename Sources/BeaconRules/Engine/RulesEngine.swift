@@ -14,14 +14,14 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// exact, UUID-wide and instant ones merged in load order), worked out once per beacon.
     /// The payload is where the beacon's candidates are in `candidateLists`: those an enter can fire,
     /// then those an exit can fire, as start << 32 | enter count << 16 | exit count.
-    private var beaconNumbers = NumberingTable<BeaconID>()
+    var beaconNumbers = NumberingTable<BeaconID>()
     /// Each numbered beacon's candidates (campaign indices) back to back: 4 bytes each, so an
     /// event's list is one cache line or two. Split by trigger, so the loop does not branch on
     /// the trigger unpredictably.
-    private var candidateLists: [Int32] = []
+    var candidateLists: [Int32] = []
     /// One row per campaign, its rule with what matching reads beside it. Rows of venue-wide and
     /// instant campaigns, which most events are candidates of, stay in cache.
-    private let rows: [CandidateRow]
+    let rows: [CandidateRow]
     /// The current event's beacon number, -1 when it has none (the table is full).
     var eventBeacon = -1
     /// Beacons numbered so far (tests: which candidate path events took).
@@ -57,6 +57,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// The dwell length an enter is matched as (0: a plain enter). Dwell campaigns answer only
     /// dwell events of their length; other campaigns only plain enters.
     private var dwellMatch: Int64 = 0
+
+    /// Where `prefetch` keeps a word of what it loaded, so the loads are not optimized away.
+    var prefetchSink: UInt64 = 0
 
     /// Distinct device languages whose record tails are cached; beyond this, tails are rendered per record.
     static var cachedLanguageLimit: Int { 1024 }

@@ -60,6 +60,27 @@ struct DeviceFirings: Sendable {
         }
     }
 
+    /// Loads (changing nothing) the runs of `devices`, then their first entries, each stage in a
+    /// tight loop so that its cache misses overlap (see `NumberingTable.touch(hash:)`); -1 is no
+    /// device. Returns a word of what it read.
+    func touch(devices: UnsafeBufferPointer<Int32>) -> UInt64 {
+        var sink: UInt64 = 0
+        runs.withUnsafeBufferPointer { runs in
+            for d in devices where d >= 0 { sink ^= runs[Int(d)].filter }
+            entries.withUnsafeBufferPointer { pool in
+                for d in devices where d >= 0 {
+                    let run = runs[Int(d)]
+                    // The run's first and last entries: a run of up to ten spans two lines.
+                    if run.count > 0 {
+                        sink ^= UInt64(pool[Int(run.start)].campaign)
+                        sink ^= UInt64(pool[Int(run.start + run.count - 1)].campaign)
+                    }
+                }
+            }
+        }
+        return sink
+    }
+
     @inline(__always)
     private static func bit(_ campaign: UInt32) -> UInt64 { 1 << UInt64(campaign & 63) }
 

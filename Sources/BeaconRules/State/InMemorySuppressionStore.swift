@@ -42,6 +42,23 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         return slot
     }
 
+    /// The devices' table slots, then their runs, then their first entries: each stage a tight
+    /// loop of independent loads.
+    public func prefetch(devicesOf events: some RandomAccessCollection<BeaconEvent>) -> UInt64 {
+        let n = events.count
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { numbers in
+                var sink: UInt64 = 0
+                for (i, event) in events.enumerated() { hashes[i] = event.device.fastHash }
+                for i in 0..<n { sink ^= devices.touch(hash: hashes[i]) }
+                for (i, event) in events.enumerated() {
+                    numbers[i] = devices.find(event.device, hash: hashes[i]).map { Int32($0.number) } ?? -1
+                }
+                return sink ^ firings.touch(devices: UnsafeBufferPointer(start: numbers.baseAddress, count: n))
+            }
+        }
+    }
+
     @inline(__always)
     public func lastFiring(_ device: UInt32, _ campaign: UInt32) -> Timestamp? {
         firings.value(device: device, campaign: campaign).map(Timestamp.init(milliseconds:))

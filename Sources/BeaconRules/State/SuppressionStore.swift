@@ -21,6 +21,15 @@ public protocol SuppressionStore {
     mutating func key(campaign: CampaignID) -> CampaignKey
     func lastFiring(_ device: DeviceKey, _ campaign: CampaignKey) -> Timestamp?
     mutating func recordFiring(_ device: DeviceKey, _ campaign: CampaignKey, at time: Timestamp)
+    /// Loads (changing nothing) what looking up the devices of `events` will read, so that the
+    /// batch's cache misses overlap (`RulesEngine.prefetch`). Returns a word of what it read,
+    /// for the caller to keep so the loads are not optimized away.
+    func prefetch(devicesOf events: some RandomAccessCollection<BeaconEvent>) -> UInt64
+}
+
+extension SuppressionStore {
+    /// Stores that keep nothing in memory prefetch nothing.
+    public func prefetch(devicesOf events: some RandomAccessCollection<BeaconEvent>) -> UInt64 { 0 }
 }
 
 extension SuppressionStore where DeviceKey == String, CampaignKey == CampaignID {

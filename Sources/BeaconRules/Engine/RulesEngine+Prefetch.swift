@@ -1,0 +1,38 @@
+extension RulesEngine {
+    /// Loads what writing `events` will read, changing nothing: call it for a batch of events
+    /// just before writing them in order. Each event's lookups are a chain of cache misses
+    /// (the device's table slot, then its state run, then its entries; the beacon's slot, then
+    /// its candidate list). One event at a time, the chain is paid in full per event; a stage at
+    /// a time for the whole batch, in tight loops, the loads of one stage do not depend on each
+    /// other and the processor overlaps their misses. Output and state are the same with or
+    /// without it.
+    public mutating func prefetch(_ events: some RandomAccessCollection<BeaconEvent>) {
+        var sink = store.prefetch(devicesOf: events)
+        let n = events.count
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
+            for (i, event) in events.enumerated() { hashes[i] = event.beacon.fastHash }
+            for i in 0..<n { sink ^= beaconNumbers.touch(hash: hashes[i]) }
+            // Where each event's candidates are (a range of `candidateLists`, the list's lines
+            // loaded), then every candidate's row.
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: n) { ranges in
+                candidateLists.withUnsafeBufferPointer { lists in
+                    for (i, event) in events.enumerated() {
+                        ranges[i] = 0..<0
+                        guard let (_, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
+                        let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
+                        let range = event.kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
+                        guard !range.isEmpty, range.upperBound <= lists.count else { continue }
+                        ranges[i] = range
+                        sink ^= UInt64(UInt32(bitPattern: lists[range.lowerBound]))
+                    }
+                    rows.withUnsafeBufferPointer { rows in
+                        for i in 0..<n {
+                            for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].rule.triggerMask) }
+                        }
+                    }
+                }
+            }
+        }
+        prefetchSink ^= sink
+    }
+}
