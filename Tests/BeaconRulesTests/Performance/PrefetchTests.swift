@@ -1,0 +1,85 @@
+@testable import BeaconRules
+import BenchmarkWorkload
+import Foundation
+import Testing
+
+/// `RulesEngine.prefetch` only loads: records and state are the same with it, and `replay`, which
+/// parses lines ahead in batches to prefetch them, keeps every output in line order.
+@Suite("Prefetching batches of events")
+struct PrefetchTests {
+    /// The workload's events written one at a time, each batch of `batch` prefetched first.
+    static func replayPrefetching(_ text: String, batch: Int, engine: inout RulesEngine<InMemorySuppressionStore>) throws -> String {
+        var writer = JSONWriter()
+        var events: [BeaconEvent] = []
+        func flush() {
+            engine.prefetch(events)
+            for event in events { engine.write(event, into: &writer) }
+            events.removeAll()
+        }
+        for (offset, line) in text.split(separator: "\n").enumerated() {
+            events.append(try EventParser.parse(line: String(line), fallbackID: "workload.jsonl:\(offset + 1)"))
+            if events.count == batch { flush() }
+        }
+        flush()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    @Test(arguments: [1, 7, 32, 500])
+    func prefetchedBatchesGiveTheSameRecordsAndState(batch: Int) throws {
+        let campaigns = CampaignSet(try Harness.campaigns(String(decoding: WorkloadEquivalenceTests.spec.campaignsJSON(), as: UTF8.self)))
+        let events = WorkloadEquivalenceTests.events()
+        var plain = RulesEngine(campaigns: campaigns, locales: Harness.locales, store: InMemorySuppressionStore())
+        var prefetched = RulesEngine(campaigns: campaigns, locales: Harness.locales, store: InMemorySuppressionStore())
+        let (expected, errors) = Harness.replay(events, source: "workload.jsonl", engine: &plain)
+        #expect(errors.isEmpty)
+        let got = try Self.replayPrefetching(events, batch: batch, engine: &prefetched)
+        #expect(got.count > 1_000_000, "the workload should exercise many records")
+        #expect(got == expected)
+        #expect(prefetched.store.entries == plain.store.entries)
+        #expect(prefetched.ledger.count == plain.ledger.count)
+    }
+
+    @Test func prefetchingBeaconsAndDevicesNeverSeenChangesNothing() throws {
+        var engine = try Harness.engine(ResponseTests.campaign)
+        let unknown = Harness.event(beacon: String(repeating: "0", count: 32) + "0000100001", at: "2026-05-10T16:00:00Z", device: "nobody")
+        let known = Harness.event(beacon: ResponseTests.beacon, at: "2026-05-10T16:00:00Z", device: "d1", id: "e1", locale: "en")
+        engine.prefetch([unknown, known, known])
+        #expect(engine.store.count == 0)
+        #expect(engine.numberedBeacons == 0)
+        #expect(engine.process(known).count == 1)
+    }
+
+    /// Errors (bad lines, unknown notifications) and warnings (clicks with no handler) come out
+    /// on stderr in line order, across several prefetch batches (32 lines each), and records in
+    /// event order on stdout.
+    @Test func replayKeepsRecordsErrorsAndWarningsInLineOrderAcrossBatches() throws {
+        let dir = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try ResponseTests.campaign.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+        let b = ResponseTests.beacon
+        var lines: [String] = []
+        for n in 1...100 {
+            switch n {
+            case 20, 34: lines.append("{\"device\":\"d\(n)\",\"type\":\"enter\"")
+            case 33, 65:
+                let d = n == 33 ? 1 : 5
+                lines.append(#"{"type":"response","device":"d\#(d)","notification":"offer:d\#(d):e\#(d)","action":"click","actionId":"coupon","time":"2026-05-10T16:03:00Z"}"#)
+            case 66: lines.append(#"{"type":"response","device":"d1","notification":"offer:d1:unknown","action":"click","time":"2026-05-10T16:03:00Z"}"#)
+            default: lines.append("{\"id\":\"e\(n)\",\"device\":\"d\(n)\",\"type\":\"enter\",\"beacon\":\"\(b)\",\"time\":\"2026-05-10T16:00:00Z\",\"locale\":\"en\"}")
+            }
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/t.jsonl", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["replay", dir + "/t.jsonl", "--campaigns", dir + "/c.json"])
+        #expect(result.status == 1)
+        let messages = result.stderr.split(separator: "\n").map { line in
+            let object = try? JSONParser.parse(String(line))
+            return "\(object?["kind"]?.stringValue ?? "?") \(object?["line"]?.integerValue ?? -1)"
+        }
+        #expect(messages == ["error 20", "warning 33", "error 34", "warning 65", "error 66"])
+        let events = result.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONParser.parse(String(line)))?["event"]?.stringValue
+        }
+        let expected = (1...100).filter { ![20, 33, 34, 65, 66].contains($0) }.map { "e\($0)" }
+        #expect(events == expected)
+    }
+}
