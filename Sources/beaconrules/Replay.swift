@@ -148,40 +148,47 @@ struct Replay: ParsableCommand {
             var lines = 0
             /// Lines parsed but not applied yet: applied in order a batch at a time, after the
             /// engine has prefetched what the batch's events will read (`RulesEngine.prefetch`).
+            /// The batch's beacon events are in `events`, in order, for the prefetch to read.
             var queued: [QueuedLine] = []
             queued.reserveCapacity(Self.prefetchBatch)
-            var prefetching: [BeaconEvent] = []
-            prefetching.reserveCapacity(Self.prefetchBatch)
+            var events: [BeaconEvent] = []
+            events.reserveCapacity(Self.prefetchBatch)
+            /// Any line but a beacon event on the hot path (`replay` records without `--state`).
+            func apply(_ input: InputLine, number: Int, positionalID: Bool) throws {
+                let start = writer.bytes.count
+                switch input {
+                case .response, .beacon where direct:
+                    // Straight to the rules (and the answer log): responses always, given
+                    // events unless flicker control holds them for the presence layer.
+                    if let state, !positionalID, let answered = state.answer(event: input.id) {
+                        writer.bytes.append(contentsOf: answered)
+                    } else {
+                        let unhandled = try engine.engine.apply(input, format: format, into: &writer)
+                        if let unhandled {
+                            StandardError.write(ErrorLine.json(kind: "warning", source: name, line: number, message: "click on \"\(unhandled.actionId)\" of record \"\(unhandled.notification)\" runs action type \"\(unhandled.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
+                        }
+                        if let state, !positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
+                    }
+                case .beacon, .sighting:
+                    if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
+                }
+            }
+            let hotPath = direct && format == .records && state == nil
             func applyQueued() throws {
                 if queued.isEmpty { return }
-                if direct {
-                    prefetching.removeAll(keepingCapacity: true)
-                    for line in queued { if case .parsed(.beacon(let event)) = line.outcome { prefetching.append(event) } }
-                    engine.engine.prefetch(prefetching)
-                }
-                for line in queued {
+                if direct { engine.engine.prefetch(events) }
+                for q in queued.indices {
+                    let line = queued[q]
                     do {
-                        let input: InputLine
                         switch line.outcome {
-                        case .parsed(let parsed): input = parsed
-                        case .rejected(let error): throw error
-                        }
-                        let start = writer.bytes.count
-                        switch input {
-                        case .response, .beacon where direct:
-                            // Straight to the rules (and the answer log): responses always, given
-                            // events unless flicker control holds them for the presence layer.
-                            if let state, !line.positionalID, let answered = state.answer(event: input.id) {
-                                writer.bytes.append(contentsOf: answered)
+                        case .event(let i):
+                            if hotPath {
+                                engine.engine.write(events[i], into: &writer)
                             } else {
-                                let unhandled = try engine.engine.apply(input, format: format, into: &writer)
-                                if let unhandled {
-                                    StandardError.write(ErrorLine.json(kind: "warning", source: name, line: line.number, message: "click on \"\(unhandled.actionId)\" of record \"\(unhandled.notification)\" runs action type \"\(unhandled.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
-                                }
-                                if let state, !line.positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
+                                try apply(.beacon(events[i]), number: line.number, positionalID: line.positionalID)
                             }
-                        case .beacon, .sighting:
-                            if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
+                        case .other(let input): try apply(input, number: line.number, positionalID: line.positionalID)
+                        case .rejected(let error): throw error
                         }
                         eventsInBatch += 1
                         if writer.count >= Self.batchBytes || eventsInBatch >= Self.batchEvents { try flush() }
@@ -192,6 +199,7 @@ struct Replay: ParsableCommand {
                     }
                 }
                 queued.removeAll(keepingCapacity: true)
+                events.removeAll(keepingCapacity: true)
             }
             do {
                 // Lines read before a read error are still applied, as they were read.
@@ -206,8 +214,13 @@ struct Replay: ParsableCommand {
                             positionalID = true
                             return "\(name):\(number)"
                         }
-                        let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
-                        queued.append(QueuedLine(outcome: .parsed(input), number: number, positionalID: positionalID))
+                        switch try EventParser.parseInput(line: line, fallbackID: fallbackID()) {
+                        case .beacon(let event):
+                            queued.append(QueuedLine(outcome: .event(events.count), number: number, positionalID: positionalID))
+                            events.append(event)
+                        case let input:
+                            queued.append(QueuedLine(outcome: .other(input), number: number, positionalID: positionalID))
+                        }
                     } catch let error as EventError {
                         // Reported in its place among the batch's lines (their warnings come first).
                         queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
@@ -252,7 +265,9 @@ struct Replay: ParsableCommand {
     /// A parsed line waiting in a prefetch batch.
     struct QueuedLine {
         enum Outcome {
-            case parsed(InputLine)
+            /// A beacon event, at this index of the batch's events.
+            case event(Int)
+            case other(InputLine)
             case rejected(EventError)
         }
         var outcome: Outcome
