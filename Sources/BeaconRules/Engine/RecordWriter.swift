@@ -24,8 +24,9 @@ extension NotificationRecord {
         appendTail(to: &w)
     }
 
-    /// `,"actionType":...` through the closing brace.
-    func appendTail(to w: inout JSONWriter) {
+    /// `,"actionType":...` through the closing brace. `payloadJSON`: the payload already written
+    /// as JSON (the engine writes each campaign's once, for all its tails), else it is written here.
+    func appendTail(to w: inout JSONWriter, payloadJSON: [UInt8]? = nil) {
         w.raw(",\"actionType\":"); w.string(actionType.name)
         w.raw(",\"language\":"); w.optionalString(language)
         if kind == .notification {
@@ -54,7 +55,8 @@ extension NotificationRecord {
             if let action = actions.notificationAction { w.raw(",\"notificationAction\":"); action.appendJSON(to: &w) }
             if let media = actions.mediaAttachment { w.raw(",\"mediaAttachment\":"); w.string(media) }
         }
-        w.raw(",\"payload\":"); w.value(payload)
+        w.raw(",\"payload\":")
+        if let payloadJSON { w.bytes.append(contentsOf: payloadJSON) } else { w.value(payload) }
         w.raw("}")
     }
 

@@ -40,6 +40,8 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// writer that collects references points at them instead of copying ~1 KB per record.
     private var tailArena = StableByteArena()
     private var tailIndex = PackedTable()
+    /// Each campaign's payload as JSON, written the first time one of its tails is rendered.
+    private var payloadJSON: [[UInt8]?] = []
     /// Tails this long or longer are rendered per record (the packed length has 16 bits).
     private static var longestCachedTail: Int { 1 << 16 }
     private var localeSlots: [String: UInt32] = [:]
@@ -289,10 +291,17 @@ public struct RulesEngine<Store: SuppressionStore> {
     }
 
     /// The record's tail with its line's newline, and the record it was rendered from.
-    private func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
+    private mutating func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
         let record = record(for: campaigns.campaigns[index], event: event, fireDate: event.time)
+        // A campaign's payload is the same in each of its tails (triggers, languages): written once.
+        if payloadJSON.isEmpty { payloadJSON = Array(repeating: nil, count: campaigns.campaigns.count) }
+        if payloadJSON[index] == nil {
+            var payload = JSONWriter(capacity: 256)
+            payload.value(record.payload)
+            payloadJSON[index] = payload.bytes
+        }
         var w = JSONWriter(capacity: 1024)
-        record.appendTail(to: &w)
+        record.appendTail(to: &w, payloadJSON: payloadJSON[index])
         w.bytes.append(0x0A)
         return (w.bytes, record)
     }
