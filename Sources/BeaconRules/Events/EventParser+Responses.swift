@@ -4,6 +4,12 @@
 extension EventParser {
     /// A beacon event, a sighting or a response. Other lines are rejected with the same messages as `parse`.
     public static func parseInput(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
+        if let event = parseCanonical(line) { return .beacon(event) }
+        return try parseInputInGeneral(line: line, fallbackID: fallbackID())
+    }
+
+    /// `parseInput` without the one-pass path for the usual layout (`parseCanonical`).
+    static func parseInputInGeneral(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
         try reporting {
             do {
                 var s = JSONScanner(line)

@@ -23,7 +23,8 @@ public enum EventParser {
     /// Without `acceptsSightings` a sighting is refused as soon as its `type` is read, with the
     /// message the bare rules engine has always given.
     static func parseLine(_ line: UnsafeBufferPointer<UInt8>, fallbackID: () -> String, acceptsSightings: Bool) throws(EventError) -> InputEvent {
-        try reporting {
+        if let event = parseCanonical(line) { return .beacon(event) }
+        return try reporting {
             var s = JSONScanner(line)
             return try parseObject(&s, fallbackID: fallbackID, acceptsSightings: acceptsSightings)
         }

@@ -1,0 +1,88 @@
+/// The usual event line, read in one pass: the SPEC's own layout, keys in its order, no white
+/// space, plain strings, a pid and a `...Z` time:
+/// `{"id":"…","device":"…","type":"enter","beacon":"<42-char pid>","time":"…Z","locale":"…"}`
+/// (`locale` may be left out). Recorders and location backends write exactly this, so nearly
+/// every line of a trace takes this path; any other line (another order, white space, escapes,
+/// non-ASCII text, an object beacon, epoch milliseconds, a problem to report) is left to the
+/// general parser, which gives the same event for the lines both read. Tests hold the two together.
+extension EventParser {
+    @inline(__always)
+    static func parseCanonical(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent? {
+        var p = 0
+        guard literal(b, &p, "{\"id\":\""), let id = plainString(b, &p),
+              literal(b, &p, ",\"device\":\""), let device = plainString(b, &p),
+              literal(b, &p, ",\"type\":\"") else { return nil }
+        let kind: EventKind
+        if literal(b, &p, "enter\"") { kind = .enter } else if literal(b, &p, "exit\"") { kind = .exit } else { return nil }
+        guard literal(b, &p, ",\"beacon\":\""), p + 43 <= b.count, b[p + 42] == 0x22,
+              let beacon = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: b[p..<p + 42])) else { return nil }
+        p += 43
+        guard literal(b, &p, ",\"time\":\"") else { return nil }
+        var time: Timestamp?
+        for length in [24, 20] where time == nil && p + length < b.count && b[p + length] == 0x22 {
+            if let t = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: b[p..<p + length])) {
+                time = t
+                p += length + 1
+            }
+        }
+        guard let time else { return nil }
+        var locale: Range<Int>?
+        if literal(b, &p, ",\"locale\":\"") {
+            guard let text = plainString(b, &p) else { return nil }
+            locale = text
+        }
+        guard p + 1 == b.count, b[p] == 0x7D else { return nil }
+        return BeaconEvent(
+            id: text(b, id), device: text(b, device), kind: kind, beacon: beacon, time: time,
+            locale: locale.map { text(b, $0) })
+    }
+
+    /// Reads `word` at `p` and moves past it; false (nothing moved) when the bytes differ.
+    @inline(__always)
+    private static func literal(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard p + n <= b.count else { return false }
+        let w = word.utf8Start
+        for k in 0..<n where b[p + k] != w[k] { return false }
+        p += n
+        return true
+    }
+
+    /// A non-empty string of printable ASCII with no escapes, from `p` up to its closing quote
+    /// (moved past it); nil for anything else.
+    @inline(__always)
+    private static func plainString(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> Range<Int>? {
+        let start = p
+        var i = p
+        if let base = b.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= b.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let quote = word ^ 0x2222_2222_2222_2222
+                let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                // A quote, a backslash, a control character or a byte of a multi-byte character.
+                let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word) | word) & highs
+                if special != 0 {
+                    i += special.trailingZeroBitCount >> 3
+                    break
+                }
+                i += 8
+            }
+        }
+        while i < b.count {
+            let byte = b[i]
+            if byte == 0x22 { break }
+            if byte == 0x5C || byte < 0x20 || byte >= 0x80 { return nil }
+            i += 1
+        }
+        guard i < b.count, b[i] == 0x22, i > start else { return nil }
+        p = i + 1
+        return start..<i
+    }
+
+    @inline(__always)
+    private static func text(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
+    }
+}
