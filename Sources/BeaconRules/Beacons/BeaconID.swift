@@ -98,9 +98,11 @@ public struct ProximityUUID: Sendable, Hashable, CustomStringConvertible {
         let letters = (lower &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(lower &+ 0x1919_1919_1919_1919) & highs
         guard digits | letters == highs else { return nil }
         let values = (lower & 0x0F0F_0F0F_0F0F_0F0F) &+ (letters >> 7) &* 9
-        var result: UInt32 = 0
-        for k in 0..<8 { result = result << 4 | UInt32(truncatingIfNeeded: values >> UInt64(8 * k)) & 0xF }
-        return result
+        // Nibbles into bytes (first digit high), bytes into a word, in three shifts: the first
+        // digit's byte ends lowest, so the byte swap puts it on top.
+        let pairs = ((values << 4) | (values >> 8)) & 0x00FF_00FF_00FF_00FF
+        let quads = (pairs | (pairs >> 8)) & 0x0000_FFFF_0000_FFFF
+        return UInt32(truncatingIfNeeded: quads | (quads >> 16)).byteSwapped
     }
 
     /// Parses 32 hex digits, ignoring dashes anywhere (`73676723-7400-0000-FFFF-0000FFFF0007`).
