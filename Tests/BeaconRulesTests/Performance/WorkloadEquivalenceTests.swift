@@ -83,7 +83,7 @@ struct WorkloadEquivalenceTests {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        for row in ["replay, end to end", "`wc -l` on the same file", "replay / `wc -l`", "records", "peak RSS", "loading 500 campaigns", "per (device, campaign) entry"] {
+        for row in ["replay, end to end", "`wc -l` on the same file", "replay / `wc -l`", "the events alone", "records", "peak RSS", "loading 500 campaigns", "per (device, campaign) entry"] {
             #expect(text.contains(row), "missing \(row) in:\n\(text)")
         }
     }
