@@ -37,7 +37,7 @@ public struct DeliveryLedger: Sendable {
     /// Deliveries not yet in `entries` and `index` (an id may repeat here): the hot path only
     /// appends, and the index is brought up to date (`catchUp`) when the ledger is read, so a
     /// stream without responses never pays for random inserts into a large table.
-    var unindexed: [Entry] = []
+    var unindexed = ChunkedLog<Entry>(chunkCapacity: 1 << 16)
     /// Hashes of (record id, action id) whose handler already ran: a repeated click runs nothing.
     var handled: Set<UInt64> = []
     var campaignIDs = Interned<CampaignID>()
@@ -104,7 +104,7 @@ public struct DeliveryLedger: Sendable {
             noteChange(next)
             entries.append(entry)
         }
-        unindexed.removeAll(keepingCapacity: true)
+        unindexed.removeAll()
     }
 
     /// The ledger with every delivery indexed, for readers that can not change it (a copy only

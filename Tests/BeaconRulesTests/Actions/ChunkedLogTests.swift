@@ -1,0 +1,36 @@
+@testable import BeaconRules
+import Testing
+
+/// The delivery ledger's append-only log: order kept across chunks, emptied and filled again.
+struct ChunkedLogTests {
+    @Test(arguments: [0, 1, 3, 4, 5, 12, 1_000])
+    func elementsComeBackInAppendOrderAcrossChunks(count: Int) {
+        var log = ChunkedLog<Int>(chunkCapacity: 4)
+        for i in 0..<count { log.append(i) }
+        #expect(log.count == count)
+        #expect(log.isEmpty == (count == 0))
+        #expect(Array(log) == Array(0..<count))
+    }
+
+    @Test func aLogEmptiedAndFilledAgainHoldsOnlyTheNewElements() {
+        var log = ChunkedLog<Int>(chunkCapacity: 3)
+        for i in 0..<10 { log.append(i) }
+        log.removeAll()
+        #expect(log.isEmpty)
+        #expect(Array(log).isEmpty)
+        for i in 100..<107 { log.append(i) }
+        #expect(log.count == 7)
+        #expect(Array(log) == Array(100..<107))
+    }
+
+    @Test func theLedgerCountsEachDeliveredIdOnceAcrossChunks() {
+        var ledger = DeliveryLedger()
+        for i in 0..<70_000 {
+            ledger.deliverLater(key: UInt64(i % 65_000), rule: 0, campaign: 0, language: 0, locale: 0, beacon: 0, trigger: .enter)
+        }
+        #expect(ledger.count == 65_000)
+        ledger.catchUp()
+        #expect(ledger.unindexed.isEmpty)
+        #expect(ledger.entries.count == 65_000)
+    }
+}
