@@ -48,37 +48,14 @@ extension EventParser {
         return true
     }
 
-    /// A non-empty string of printable ASCII with no escapes, from `p` up to its closing quote
-    /// (moved past it); nil for anything else.
+    /// A non-empty ASCII string with no escapes, from `p` (just past its opening quote) up to its
+    /// closing quote (moved past it); nil for anything else.
     @inline(__always)
     private static func plainString(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> Range<Int>? {
-        let start = p
-        var i = p
-        if let base = b.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while i + 8 <= b.count {
-                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let quote = word ^ 0x2222_2222_2222_2222
-                let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-                // A quote, a backslash, a control character or a byte of a multi-byte character.
-                let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word) | word) & highs
-                if special != 0 {
-                    i += special.trailingZeroBitCount >> 3
-                    break
-                }
-                i += 8
-            }
-        }
-        while i < b.count {
-            let byte = b[i]
-            if byte == 0x22 { break }
-            if byte == 0x5C || byte < 0x20 || byte >= 0x80 { return nil }
-            i += 1
-        }
-        guard i < b.count, b[i] == 0x22, i > start else { return nil }
-        p = i + 1
-        return start..<i
+        let end = firstStringStop(b, from: p, stopsAtNonASCII: true)
+        guard end < b.count, b[end] == 0x22, end > p else { return nil }
+        defer { p = end + 1 }
+        return p..<end
     }
 
     @inline(__always)

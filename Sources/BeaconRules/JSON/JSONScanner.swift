@@ -69,24 +69,7 @@ struct JSONScanner {
         position += 1
         let start = position
         var escaped = false
-        // Eight bytes at a time while none of them is a quote, a backslash or a control character.
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while position + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                let quote = word ^ 0x2222_2222_2222_2222
-                let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-                let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word)) & highs
-                if special != 0 {
-                    // The lowest flagged byte is the first special one (false flags only sit above
-                    // a true one): go straight to it.
-                    position += special.trailingZeroBitCount >> 3
-                    break
-                }
-                position += 8
-            }
-        }
+        position = firstStringStop(bytes, from: position, stopsAtNonASCII: false)
         while position < bytes.count {
             let byte = bytes[position]
             if byte == 0x22 {
@@ -275,6 +258,34 @@ struct JSONScanner {
 @inlinable func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
 
 /// True when every byte is below 0x80, checked eight bytes at a time.
+/// The offset of the first byte from `start` on that ends a plain run of a JSON string: a quote,
+/// a backslash or a control character (and, with `stopsAtNonASCII`, a byte of a multi-byte
+/// character); `bytes.count` when there is none. Eight bytes at a time.
+@inline(__always) @usableFromInline
+func firstStringStop(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, stopsAtNonASCII: Bool) -> Int {
+    var i = start
+    guard let base = bytes.baseAddress else { return i }
+    let raw = UnsafeRawPointer(base)
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    while i + 8 <= bytes.count {
+        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        let quote = word ^ 0x2222_2222_2222_2222
+        let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var stops = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word)) & highs
+        if stopsAtNonASCII { stops |= word & highs }
+        // The lowest flagged byte is the first stop (false flags only sit above a true one).
+        if stops != 0 { return i + stops.trailingZeroBitCount >> 3 }
+        i += 8
+    }
+    while i < bytes.count {
+        let byte = bytes[i]
+        if byte == 0x22 || byte == 0x5C || byte < 0x20 || (stopsAtNonASCII && byte >= 0x80) { return i }
+        i += 1
+    }
+    return i
+}
+
 @usableFromInline func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let base = bytes.baseAddress else { return true }
     var i = 0
