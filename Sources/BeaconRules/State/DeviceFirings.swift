@@ -60,9 +60,9 @@ struct DeviceFirings: Sendable {
         }
     }
 
-    /// Loads (changing nothing) the runs of `devices`, then their first entries, each stage in a
-    /// tight loop so that its cache misses overlap (see `NumberingTable.touch(hash:)`); -1 is no
-    /// device. Returns a word of what it read.
+    /// Loads (changing nothing) the runs of `devices`, then their first and last entries, each
+    /// stage in a tight loop so that its cache misses overlap (see `NumberingTable.touch(hash:)`);
+    /// -1 is no device. Returns a word of what it read.
     func touch(devices: UnsafeBufferPointer<Int32>) -> UInt64 {
         var sink: UInt64 = 0
         runs.withUnsafeBufferPointer { runs in

@@ -42,8 +42,8 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         return slot
     }
 
-    /// The devices' table slots, then their runs, then their first entries: each stage a tight
-    /// loop of independent loads.
+    /// The devices' table slots, then their runs, then their first and last entries: each stage
+    /// a tight loop of independent loads.
     public func prefetch(devicesOf events: some RandomAccessCollection<BeaconEvent>) -> UInt64 {
         let n = events.count
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
