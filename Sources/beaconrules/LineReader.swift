@@ -2,67 +2,76 @@
 import Glibc
 #endif
 
-/// Reads a file descriptor in large chunks and hands out its lines as byte slices of the chunk:
-/// no `String` and no copy per line. Memory stays flat whatever the input's length.
-struct LineReader {
+/// Reads a file descriptor in large chunks and hands out its lines one at a time as byte slices of
+/// the chunk: no `String` and no copy per line. Memory stays flat whatever the input's length.
+///
+/// A pull reader (`nextLine`), so that the caller's loop is a plain loop: state the loop changes
+/// is then checked for exclusive access when compiled, not at run time on every access, as it is
+/// when captured by a closure handed to a reader.
+struct LineReader: ~Copyable {
     let fd: Int32
-    private var storage: [UInt8]
+    private var storage: UnsafeMutableBufferPointer<UInt8>
+    /// Where the next line starts, and how far the storage holds read bytes.
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    /// The 1-based number of the line last returned.
+    private(set) var lineNumber = 0
     private(set) var bytesRead = 0
 
     init(fd: Int32, chunkSize: Int = 1 << 20) {
         self.fd = fd
-        storage = [UInt8](repeating: 0, count: chunkSize)
+        storage = .allocate(capacity: chunkSize)
     }
 
-    /// Calls `body` with each line (without its `\n`) and its 1-based number; `onChunk` after each read.
-    mutating func forEachLine(
-        _ body: (UnsafeBufferPointer<UInt8>, Int) throws -> Void,
-        onChunk: (Int) -> Void = { _ in }
-    ) throws {
-        var filled = 0
-        var lineNumber = 0
+    deinit { storage.deallocate() }
+
+    /// The next line (without its `\n`), nil after the last; its bytes stay valid until the next call.
+    mutating func nextLine() throws(ReadError) -> UnsafeBufferPointer<UInt8>? {
         while true {
-            if filled == storage.count { storage += [UInt8](repeating: 0, count: storage.count) }
-            let n = storage.withUnsafeMutableBytes { raw in
-                Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled)
+            let base = storage.baseAddress!
+            if start < end, let hit = memchr(base + start, 0x0A, end - start) {
+                let newline = hit.assumingMemoryBound(to: UInt8.self) - base
+                defer { start = newline + 1 }
+                lineNumber += 1
+                return UnsafeBufferPointer(start: base + start, count: newline - start)
             }
+            if atEnd {
+                guard start < end else { return nil }
+                // The last line, without a newline.
+                defer { start = end }
+                lineNumber += 1
+                return UnsafeBufferPointer(start: base + start, count: end - start)
+            }
+            try fill()
+        }
+    }
+
+    /// Keeps the unfinished line at the front, makes room (twice the storage for a line longer
+    /// than it), and reads more.
+    private mutating func fill() throws(ReadError) {
+        if start > 0 {
+            let rest = end - start
+            if rest > 0 { memmove(storage.baseAddress!, storage.baseAddress! + start, rest) }
+            start = 0
+            end = rest
+        }
+        if end == storage.count {
+            let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: storage.count * 2)
+            _ = larger.initialize(fromContentsOf: UnsafeMutableBufferPointer(rebasing: storage[..<end]))
+            storage.deallocate()
+            storage = larger
+        }
+        while true {
+            let n = Glibc.read(fd, storage.baseAddress! + end, storage.count - end)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ReadError(reason: String(cString: strerror(errno)))
             }
+            if n == 0 { atEnd = true }
             bytesRead += n
-            let end = filled + n
-            var consumed = 0
-            try storage.withUnsafeBufferPointer { buffer in
-                let base = buffer.baseAddress!
-                while consumed < end {
-                    guard let hit = memchr(base + consumed, 0x0A, end - consumed) else { break }
-                    let newline = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
-                    lineNumber += 1
-                    try body(UnsafeBufferPointer(rebasing: buffer[consumed..<newline]), lineNumber)
-                    consumed = newline + 1
-                }
-                if n == 0 && consumed < end {
-                    lineNumber += 1
-                    try body(UnsafeBufferPointer(rebasing: buffer[consumed..<end]), lineNumber)
-                    consumed = end
-                }
-            }
-            if n > 0 { onChunk(bytesRead) }
-            if n == 0 { return }
-            // Keep the unfinished line at the front for the next read.
-            if consumed > 0 {
-                let rest = end - consumed
-                if rest > 0 {
-                    storage.withUnsafeMutableBufferPointer { buffer in
-                        let base = buffer.baseAddress!
-                        memmove(base, base + consumed, rest)
-                    }
-                }
-                filled = rest
-            } else {
-                filled = end
-            }
+            end += n
+            return
         }
     }
 }

@@ -119,10 +119,20 @@ struct Replay: ParsableCommand {
         for source in sources {
             let name = source == "-" ? "stdin" : source
             if presenceOptions.inputFormat == .starksm64 {
+                guard let items = recordedScan(source, outcome: &outcome) else { break }
                 do {
-                    try forEachRecordedSighting(source, name: name, outcome: &outcome) { sighting in
-                        try engine.add(.sighting(sighting, typeColumn: 0), into: &writer)
-                        if writer.count >= Self.batchBytes { try flush() }
+                    for item in items {
+                        switch item {
+                        case .rejected(let message, let line):
+                            outcome.rejected += 1
+                            StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: message))
+                        case .sighting(let sighting, let line):
+                            do { try engine.add(.sighting(sighting, typeColumn: 0), into: &writer) } catch {
+                                outcome.rejected += 1
+                                StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: error.description))
+                            }
+                            if writer.count >= Self.batchBytes { try flush() }
+                        }
                     }
                 } catch is OutputClosed {
                     outcome.failure = "stdout was closed; stopped"
@@ -131,7 +141,6 @@ struct Replay: ParsableCommand {
                     outcome.failure = "cannot save the state: \(error)"
                     return outcome
                 }
-                if outcome.failure != nil { break }
                 continue
             }
             let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
@@ -145,7 +154,6 @@ struct Replay: ParsableCommand {
             if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { size = Int(info.st_size) }
             var progress = ProgressBar(totalBytes: size)
             var reader = LineReader(fd: fd)
-            var lines = 0
             /// Lines parsed but not applied yet: applied in order a batch at a time, after the
             /// engine has prefetched what the batch's events will read (`RulesEngine.prefetch`).
             /// The batch's beacon events are in `events`, in order, for the prefetch to read.
@@ -204,10 +212,22 @@ struct Replay: ParsableCommand {
             do {
                 // Lines read before a read error are still applied, as they were read.
                 var readError: ReadError?
-                do {
-                try reader.forEachLine({ line, number in
-                    lines = number
-                    if EventParser.isBlank(line) { return }
+                var reported = 0
+                while true {
+                    let line: UnsafeBufferPointer<UInt8>
+                    do {
+                        guard let next = try reader.nextLine() else { break }
+                        line = next
+                    } catch {
+                        readError = error
+                        break
+                    }
+                    let number = reader.lineNumber
+                    if reader.bytesRead != reported {
+                        reported = reader.bytesRead
+                        progress.update(bytes: reported, lines: number)
+                    }
+                    if EventParser.isBlank(line) { continue }
                     do {
                         var positionalID = false
                         func fallbackID() -> String {
@@ -221,13 +241,12 @@ struct Replay: ParsableCommand {
                         case let input:
                             queued.append(QueuedLine(outcome: .other(input), number: number, positionalID: positionalID))
                         }
-                    } catch let error as EventError {
+                    } catch {
                         // Reported in its place among the batch's lines (their warnings come first).
                         queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                     }
                     if queued.count == Self.prefetchBatch { try applyQueued() }
-                }, onChunk: { bytes in progress.update(bytes: bytes, lines: lines) })
-                } catch let error as ReadError { readError = error }
+                }
                 try applyQueued()
                 if let readError { throw readError }
             } catch is OutputClosed {
@@ -278,31 +297,30 @@ struct Replay: ParsableCommand {
 
     struct OutputClosed: Error {}
 
-    /// Each sighting of a recorded scan file (`--input-format starksm64`, gzip or plain), the
-    /// scanner as the device. Bad objects are reported (with the line they start on) and skipped;
-    /// an error `body` throws for anything else (output closed, state not saved) stops the file.
-    func forEachRecordedSighting(
-        _ source: String, name: String, outcome: inout Outcome, _ body: (Sighting) throws -> Void
-    ) throws {
+    /// What a recorded scan file holds, in file order: each sighting, with the line its object
+    /// starts on, or the reason an object was skipped.
+    enum RecordedScanItem {
+        case sighting(Sighting, line: Int)
+        case rejected(String, line: Int)
+    }
+
+    /// The items of a recorded scan file (`--input-format starksm64`, gzip or plain), the scanner
+    /// as the device; nil (with `outcome.failure` set) when the file cannot be read. Listed
+    /// first and then applied in a plain loop: a closure applying them would capture the replay
+    /// loop's state, and every access to it would then be checked for exclusivity at run time.
+    func recordedScan(_ source: String, outcome: inout Outcome) -> [RecordedScanItem]? {
         let bytes: [UInt8]
         do { bytes = try CompressedFile.read(source) } catch {
             outcome.failure = error.description
-            return
+            return nil
         }
-        var failure: (any Error)?
-        var rejected = 0
-        func report(_ message: String, _ line: Int) {
-            rejected += 1
-            StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: message))
-        }
+        var items: [RecordedScanItem] = []
         bytes.withUnsafeBufferPointer { buffer in
-            RecordedScans.forEachSighting(in: buffer, source: name, { sighting, line in
-                if failure != nil { return }
-                do { try body(sighting) } catch let error as EventError { report(error.description, line) } catch { failure = error }
-            }, rejected: { error, line in report(error.description, line) })
+            RecordedScans.forEachSighting(in: buffer, source: source == "-" ? "stdin" : source, { sighting, line in
+                items.append(.sighting(sighting, line: line))
+            }, rejected: { error, line in items.append(.rejected(error.description, line: line)) })
         }
-        outcome.rejected += rejected
-        if let failure { throw failure }
+        return items
     }
 }
 

@@ -25,6 +25,26 @@ struct ReplayCommandTests {
         }
     }
 
+    /// The reader's edges: a line longer than its 1 MiB buffer, blank lines, CRLF endings and a
+    /// last line with no newline give the records of the same events written plainly.
+    @Test func longLinesBlankLinesAndALastLineWithoutNewlineAreRead() throws {
+        let dir = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plain = Paths.read(Paths.fixture("museum-day.jsonl")).split(separator: "\n").map(String.init)
+        var edged = plain
+        // An unknown field of 3 MB in the second line (unknown fields are ignored).
+        edged[1] = String(edged[1].dropLast()) + ",\"note\":\"" + String(repeating: "x", count: 3 << 20) + "\"}"
+        let text = edged.enumerated().map { i, line in i % 3 == 0 ? line + "\r" : line }.joined(separator: "\n\n")
+        try text.write(toFile: dir + "/edged.jsonl", atomically: true, encoding: .utf8)
+        try (plain.joined(separator: "\n\n") + "\n").write(toFile: dir + "/plain.jsonl", atomically: true, encoding: .utf8)
+        let a = try CommandRunner.run(["replay", dir + "/edged.jsonl"])
+        let b = try CommandRunner.run(["replay", dir + "/plain.jsonl"])
+        #expect(a.status == 0 && b.status == 0)
+        #expect(a.stderr.isEmpty)
+        #expect(!a.stdout.isEmpty)
+        #expect(a.stdout.replacingOccurrences(of: dir + "/edged.jsonl", with: "T") == b.stdout.replacingOccurrences(of: dir + "/plain.jsonl", with: "T"))
+    }
+
     @Test func stdinIsReadWhenNoFileOrDashIsGiven() throws {
         let trace = Paths.read(Paths.fixture("museum-day.jsonl"))
         let fromFile = Paths.read(Paths.fixture("museum-day.records.jsonl"))
