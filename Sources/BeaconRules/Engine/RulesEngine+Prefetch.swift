@@ -10,17 +10,18 @@ extension RulesEngine {
         var sink = store.prefetch(devicesOf: events)
         let n = events.count
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
-            for (i, event) in events.enumerated() { hashes[i] = event.beacon.fastHash }
+            // By index, reading fields in place: iterating the events would copy each one.
+            for (i, index) in events.indices.enumerated() { hashes[i] = events[index].beacon.fastHash }
             for i in 0..<n { sink ^= beaconNumbers.touch(hash: hashes[i]) }
             // Where each event's candidates are (a range of `candidateLists`, the list's lines
             // loaded), then every candidate's row.
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: n) { ranges in
                 candidateLists.withUnsafeBufferPointer { lists in
-                    for (i, event) in events.enumerated() {
+                    for (i, index) in events.indices.enumerated() {
                         ranges[i] = 0..<0
-                        guard let (_, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
+                        guard let (_, run) = beaconNumbers.find(events[index].beacon, hash: hashes[i]) else { continue }
                         let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
-                        let range = event.kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
+                        let range = events[index].kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
                         guard !range.isEmpty, range.upperBound <= lists.count else { continue }
                         ranges[i] = range
                         sink ^= UInt64(UInt32(bitPattern: lists[range.lowerBound]))

@@ -49,10 +49,11 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { numbers in
                 var sink: UInt64 = 0
-                for (i, event) in events.enumerated() { hashes[i] = event.device.fastHash }
+                // By index, reading the device in place: iterating the events would copy each one.
+                for (i, index) in events.indices.enumerated() { hashes[i] = events[index].device.fastHash }
                 for i in 0..<n { sink ^= devices.touch(hash: hashes[i]) }
-                for (i, event) in events.enumerated() {
-                    numbers[i] = devices.find(event.device, hash: hashes[i]).map { Int32($0.number) } ?? -1
+                for (i, index) in events.indices.enumerated() {
+                    numbers[i] = devices.find(events[index].device, hash: hashes[i]).map { Int32($0.number) } ?? -1
                 }
                 return sink ^ firings.touch(devices: UnsafeBufferPointer(start: numbers.baseAddress, count: n))
             }
