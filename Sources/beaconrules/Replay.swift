@@ -228,22 +228,23 @@ struct Replay: ParsableCommand {
                         progress.update(bytes: reported, lines: number)
                     }
                     if EventParser.isBlank(line) { continue }
-                    do {
-                        var positionalID = false
-                        func fallbackID() -> String {
-                            positionalID = true
-                            return "\(name):\(number)"
+                    if let event = EventParser.parseUsualLayout(line) {
+                        // The usual layout always has an `id`.
+                        queued.append(QueuedLine(outcome: .event(events.count), number: number, positionalID: false))
+                        events.append(event)
+                    } else {
+                        do {
+                            let (input, positionalID) = try Self.parse(line, source: name, number: number)
+                            if case .beacon(let event) = input {
+                                queued.append(QueuedLine(outcome: .event(events.count), number: number, positionalID: positionalID))
+                                events.append(event)
+                            } else {
+                                queued.append(QueuedLine(outcome: .other(input), number: number, positionalID: positionalID))
+                            }
+                        } catch {
+                            // Reported in its place among the batch's lines (their warnings come first).
+                            queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                         }
-                        switch try EventParser.parseInput(line: line, fallbackID: fallbackID()) {
-                        case .beacon(let event):
-                            queued.append(QueuedLine(outcome: .event(events.count), number: number, positionalID: positionalID))
-                            events.append(event)
-                        case let input:
-                            queued.append(QueuedLine(outcome: .other(input), number: number, positionalID: positionalID))
-                        }
-                    } catch {
-                        // Reported in its place among the batch's lines (their warnings come first).
-                        queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                     }
                     if queued.count == Self.prefetchBatch { try applyQueued() }
                 }
@@ -296,6 +297,17 @@ struct Replay: ParsableCommand {
     }
 
     struct OutputClosed: Error {}
+
+    /// Any input line; `positionalID`: it had no `id` and is known by `SOURCE:LINE` (not logged).
+    static func parse(_ line: UnsafeBufferPointer<UInt8>, source: String, number: Int) throws(EventError) -> (InputLine, positionalID: Bool) {
+        var positionalID = false
+        func fallbackID() -> String {
+            positionalID = true
+            return "\(source):\(number)"
+        }
+        let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
+        return (input, positionalID)
+    }
 
     /// What a recorded scan file holds, in file order: each sighting, with the line its object
     /// starts on, or the reason an object was skipped.

@@ -93,6 +93,8 @@ public struct RulesEngine<Store: SuppressionStore> {
         campaignHeads = CampaignHeads(campaigns)
         rows = campaigns.rules.map { CandidateRow(rule: $0, keepsState: campaigns.keepsState[Int($0.idSlot)]) }
         scratch.reserveCapacity(16)
+        firedSlots.reserveCapacity(16)
+        pending.reserveCapacity(16)
     }
 
     /// Every record the event produces, ordered by `fireDate`, then campaign.

@@ -6,7 +6,11 @@
 /// non-ASCII text, an object beacon, epoch milliseconds, a problem to report) is left to the
 /// general parser, which gives the same event for the lines both read. Tests hold the two together.
 extension EventParser {
-    @inline(__always)
+    /// The event of a line in the usual layout, nil for any other line (`parseInput` reads those).
+    @inlinable
+    public static func parseUsualLayout(_ line: UnsafeBufferPointer<UInt8>) -> BeaconEvent? { parseCanonical(line) }
+
+    @usableFromInline @inline(__always)
     static func parseCanonical(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent? {
         var p = 0
         guard literal(b, &p, "{\"id\":\""), let id = plainString(b, &p),

@@ -24,7 +24,8 @@ public struct JSONWriter: Sendable {
 
     public init(capacity: Int = 0) {
         bytes = []
-        bytes.reserveCapacity(capacity)
+        // Reserving nothing would still allocate an empty buffer (once per event on the hot path).
+        if capacity > 0 { bytes.reserveCapacity(capacity) }
     }
 
     /// Appends bytes that stay where they are while the writer is in use: referenced when the
