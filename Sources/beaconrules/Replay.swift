@@ -228,10 +228,9 @@ struct Replay: ParsableCommand {
                         progress.update(bytes: reported, lines: number)
                     }
                     if EventParser.isBlank(line) { continue }
-                    if let event = EventParser.parseUsualLayout(line) {
+                    if EventParser.appendUsualLayout(line, to: &events) {
                         // The usual layout always has an `id`.
-                        queued.append(QueuedLine(outcome: .event(events.count), number: number, positionalID: false))
-                        events.append(event)
+                        queued.append(QueuedLine(outcome: .event(events.count - 1), number: number, positionalID: false))
                     } else {
                         do {
                             let (input, positionalID) = try Self.parse(line, source: name, number: number)

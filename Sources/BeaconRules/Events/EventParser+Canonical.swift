@@ -6,12 +6,38 @@
 /// non-ASCII text, an object beacon, epoch milliseconds, a problem to report) is left to the
 /// general parser, which gives the same event for the lines both read. Tests hold the two together.
 extension EventParser {
-    /// The event of a line in the usual layout, nil for any other line (`parseInput` reads those).
-    @inlinable
-    public static func parseUsualLayout(_ line: UnsafeBufferPointer<UInt8>) -> BeaconEvent? { parseCanonical(line) }
+    /// Appends the event of a line in the usual layout to `events`; false (nothing appended) for
+    /// any other line, which `parseInput` reads. Built in place: returning the event would copy it.
+    public static func appendUsualLayout(_ line: UnsafeBufferPointer<UInt8>, to events: inout [BeaconEvent]) -> Bool {
+        guard let usual = scanUsualLayout(line) else { return false }
+        events.append(usual.event(line))
+        return true
+    }
 
-    @usableFromInline @inline(__always)
+    @inline(__always)
     static func parseCanonical(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent? {
+        scanUsualLayout(b)?.event(b)
+    }
+
+    /// Where the parts of a line in the usual layout are, and what its beacon, kind and time are.
+    struct UsualLine {
+        var id: Range<Int>
+        var device: Range<Int>
+        var kind: EventKind
+        var beacon: BeaconID
+        var time: Timestamp
+        var locale: Range<Int>?
+
+        @inline(__always)
+        func event(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent {
+            BeaconEvent(
+                id: text(b, id), device: text(b, device), kind: kind, beacon: beacon, time: time,
+                locale: locale.map { text(b, $0) })
+        }
+    }
+
+    @inline(__always)
+    static func scanUsualLayout(_ b: UnsafeBufferPointer<UInt8>) -> UsualLine? {
         var p = 0
         guard literal(b, &p, "{\"id\":\""), let id = plainString(b, &p),
               literal(b, &p, ",\"device\":\""), let device = plainString(b, &p),
@@ -36,9 +62,7 @@ extension EventParser {
             locale = text
         }
         guard p + 1 == b.count, b[p] == 0x7D else { return nil }
-        return BeaconEvent(
-            id: text(b, id), device: text(b, device), kind: kind, beacon: beacon, time: time,
-            locale: locale.map { text(b, $0) })
+        return UsualLine(id: id, device: device, kind: kind, beacon: beacon, time: time, locale: locale)
     }
 
     /// Reads `word` at `p` and moves past it; false (nothing moved) when the bytes differ.
@@ -63,7 +87,7 @@ extension EventParser {
     }
 
     @inline(__always)
-    private static func text(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+    fileprivate static func text(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
     }
 }
