@@ -107,9 +107,9 @@ struct EventHead {
         var deviceUnescaped = true, idUnescaped = true
         // The closures below capture these, not `event`: capturing the event copied it (three
         // string retains and releases) per closure.
-        let kind = event.kind, beacon = event.beacon, eventTime = event.time
+        let kind = event.kind, beacon = event.beacon, eventTime = event.time, eventID = event.id
         Self.withEscaped(event.device, &device, &deviceUnescaped) { device in
-            Self.withEscaped(event.id, &id, &idUnescaped) { id in
+            Self.withEscaped(eventID, &id, &idUnescaped) { id in
                 let needed = RecordHead.eventRoom(device: device.count, event: id.count)
                 if out.count < needed { out = [UInt8](repeating: 0, count: needed * 2) }
                 out.withUnsafeMutableBufferPointer { buffer in
