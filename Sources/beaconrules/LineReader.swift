@@ -19,7 +19,9 @@ struct LineReader: ~Copyable {
     private(set) var lineNumber = 0
     private(set) var bytesRead = 0
 
-    init(fd: Int32, chunkSize: Int = 1 << 20) {
+    /// 256 KiB: large enough that reads are few, small enough that the chunk the kernel copies
+    /// into is still in the core's cache when its lines are parsed (1 MiB measured slower).
+    init(fd: Int32, chunkSize: Int = 1 << 18) {
         self.fd = fd
         storage = .allocate(capacity: chunkSize)
     }
