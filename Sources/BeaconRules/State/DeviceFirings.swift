@@ -102,10 +102,12 @@ struct DeviceFirings: Sendable {
                 entries.append(contentsOf: repeatElement(room, count: Int(newCapacity - run.capacity)))
             } else {
                 let newStart = entries.count
-                // Copied out first: appending a slice of the array to itself would copy the whole pool.
-                let moving = Array(entries[start..<start + Int(run.count)])
-                entries.append(contentsOf: moving)
-                entries.append(contentsOf: repeatElement(room, count: Int(newCapacity - run.count)))
+                // Room first, then the run copied into it within the pool (appending a slice of the
+                // array to itself would copy the whole pool; copying it out first allocated per move).
+                entries.append(contentsOf: repeatElement(room, count: Int(newCapacity)))
+                entries.withUnsafeMutableBufferPointer { pool in
+                    for k in 0..<Int(run.count) { pool[newStart + k] = pool[start + k] }
+                }
                 abandoned += Int(run.capacity)
                 run.start = UInt32(newStart)
             }
