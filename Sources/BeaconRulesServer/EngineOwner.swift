@@ -243,8 +243,7 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
 
     private var writer = JSONWriter(capacity: 1 << 16)
     private var records = JSONWriter(capacity: 1 << 12)
-    /// Lines prefetched together, as `replay` does.
-    private static var prefetchBatch: Int { 32 }
+    /// The events of the lines being prefetched (`prefetch`), reused.
     private var prefetching: [BeaconEvent] = []
 
     /// Loads what the events among `lines` will read (changing nothing), when they go straight
@@ -293,7 +292,7 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                     // A batch at a time, its events prefetched first (`RulesEngine.prefetch`).
                     var start = lines.startIndex
                     while start < lines.endIndex {
-                        let end = min(start + Self.prefetchBatch, lines.endIndex)
+                        let end = min(start + RulesEngine<Store>.prefetchBatchSize, lines.endIndex)
                         prefetch(lines[start..<end])
                         for line in lines[start..<end] {
                             apply(line, store: store, records: &records, into: &writer)

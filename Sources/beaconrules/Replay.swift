@@ -119,7 +119,7 @@ struct Replay: ParsableCommand {
         for source in sources {
             let name = source == "-" ? "stdin" : source
             if presenceOptions.inputFormat == .starksm64 {
-                guard let items = recordedScan(source, outcome: &outcome) else { break }
+                guard let items = recordedScan(source, name: name, outcome: &outcome) else { break }
                 do {
                     for item in items {
                         switch item {
@@ -157,10 +157,11 @@ struct Replay: ParsableCommand {
             /// Lines parsed but not applied yet: applied in order a batch at a time, after the
             /// engine has prefetched what the batch's events will read (`RulesEngine.prefetch`).
             /// The batch's beacon events are in `events`, in order, for the prefetch to read.
+            let batchSize = RulesEngine<Store>.prefetchBatchSize
             var queued: [QueuedLine] = []
-            queued.reserveCapacity(Self.prefetchBatch)
+            queued.reserveCapacity(batchSize)
             var events: [BeaconEvent] = []
-            events.reserveCapacity(Self.prefetchBatch)
+            events.reserveCapacity(batchSize)
             /// Any line but a beacon event on the hot path (`replay` records without `--state`).
             func apply(_ input: InputLine, number: Int, positionalID: Bool) throws {
                 let start = writer.bytes.count
@@ -245,7 +246,7 @@ struct Replay: ParsableCommand {
                             queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                         }
                     }
-                    if queued.count == Self.prefetchBatch { try applyQueued() }
+                    if queued.count == batchSize { try applyQueued() }
                 }
                 try applyQueued()
                 if let readError { throw readError }
@@ -277,9 +278,6 @@ struct Replay: ParsableCommand {
     /// commit's fsync costs little per event, small enough to keep memory flat.
     static let batchBytes = 1 << 20
     static let batchEvents = 16384
-    /// Lines parsed ahead and prefetched together: enough independent cache misses to overlap,
-    /// few enough that what the first event loaded is still cached when the last is written.
-    static let prefetchBatch = 32
 
     /// A parsed line waiting in a prefetch batch.
     struct QueuedLine {
@@ -306,32 +304,6 @@ struct Replay: ParsableCommand {
         }
         let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
         return (input, positionalID)
-    }
-
-    /// What a recorded scan file holds, in file order: each sighting, with the line its object
-    /// starts on, or the reason an object was skipped.
-    enum RecordedScanItem {
-        case sighting(Sighting, line: Int)
-        case rejected(String, line: Int)
-    }
-
-    /// The items of a recorded scan file (`--input-format starksm64`, gzip or plain), the scanner
-    /// as the device; nil (with `outcome.failure` set) when the file cannot be read. Listed
-    /// first and then applied in a plain loop: a closure applying them would capture the replay
-    /// loop's state, and every access to it would then be checked for exclusivity at run time.
-    func recordedScan(_ source: String, outcome: inout Outcome) -> [RecordedScanItem]? {
-        let bytes: [UInt8]
-        do { bytes = try CompressedFile.read(source) } catch {
-            outcome.failure = error.description
-            return nil
-        }
-        var items: [RecordedScanItem] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            RecordedScans.forEachSighting(in: buffer, source: source == "-" ? "stdin" : source, { sighting, line in
-                items.append(.sighting(sighting, line: line))
-            }, rejected: { error, line in items.append(.rejected(error.description, line: line)) })
-        }
-        return items
     }
 }
 

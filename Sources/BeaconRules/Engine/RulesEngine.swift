@@ -123,8 +123,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         if let (number, run) = beaconRun(event.beacon) {
             eventBeacon = number
             candidates = candidateLists
-            let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
-            range = event.kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
+            range = Self.candidateRange(run, event.kind)
         } else {
             eventBeacon = -1
             campaigns.candidates(for: event.beacon, into: &scratch)
@@ -306,6 +305,14 @@ public struct RulesEngine<Store: SuppressionStore> {
         record.appendTail(to: &w, payloadJSON: payloadJSON[index])
         w.bytes.append(0x0A)
         return (w.bytes, record)
+    }
+
+    /// Where an event of `kind` finds its candidates in `candidateLists`, from its beacon's run
+    /// (see `beaconNumbers`).
+    @inline(__always)
+    static func candidateRange(_ run: UInt64, _ kind: EventKind) -> Range<Int> {
+        let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
+        return kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
     }
 
     /// The beacon's number and where its candidates are (see `beaconNumbers`), numbering it on

@@ -36,28 +36,18 @@ extension EventParser {
         }
     }
 
+    /// The keys are matched as literals up to each value's opening quote; the values are read
+    /// by the same in-place readers the general parser tries first.
     @inline(__always)
     static func scanUsualLayout(_ b: UnsafeBufferPointer<UInt8>) -> UsualLine? {
         var p = 0
-        guard literal(b, &p, "{\"id\":\""), let id = plainString(b, &p),
-              literal(b, &p, ",\"device\":\""), let device = plainString(b, &p),
-              literal(b, &p, ",\"type\":\"") else { return nil }
-        let kind: EventKind
-        if literal(b, &p, "enter\"") { kind = .enter } else if literal(b, &p, "exit\"") { kind = .exit } else { return nil }
-        guard literal(b, &p, ",\"beacon\":\""), p + 43 <= b.count, b[p + 42] == 0x22,
-              let beacon = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: b[p..<p + 42])) else { return nil }
-        p += 43
-        guard literal(b, &p, ",\"time\":\"") else { return nil }
-        var time: Timestamp?
-        for length in [24, 20] where time == nil && p + length < b.count && b[p + length] == 0x22 {
-            if let t = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: b[p..<p + length])) {
-                time = t
-                p += length + 1
-            }
-        }
-        guard let time else { return nil }
+        guard literal(b, &p, "{\"id\":"), let id = plainString(b, &p),
+              literal(b, &p, ",\"device\":"), let device = plainString(b, &p),
+              literal(b, &p, ",\"type\":"), let kind = knownType(b, &p),
+              literal(b, &p, ",\"beacon\":"), let beacon = quotedPid(b, &p),
+              literal(b, &p, ",\"time\":"), let time = quotedUTCTime(b, &p) else { return nil }
         var locale: Range<Int>?
-        if literal(b, &p, ",\"locale\":\"") {
+        if literal(b, &p, ",\"locale\":") {
             guard let text = plainString(b, &p) else { return nil }
             locale = text
         }
@@ -76,14 +66,16 @@ extension EventParser {
         return true
     }
 
-    /// A non-empty ASCII string with no escapes, from `p` (just past its opening quote) up to its
-    /// closing quote (moved past it); nil for anything else.
+    /// The contents of a non-empty quoted ASCII string with no escapes, `p` at its opening quote
+    /// (moved past the closing one); nil for anything else.
     @inline(__always)
     private static func plainString(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> Range<Int>? {
-        let end = firstStringStop(b, from: p, stopsAtNonASCII: true)
-        guard end < b.count, b[end] == 0x22, end > p else { return nil }
-        defer { p = end + 1 }
-        return p..<end
+        guard p < b.count, b[p] == 0x22 else { return nil }
+        let start = p + 1
+        let end = firstStringStop(b, from: start, stopsAtNonASCII: true)
+        guard end < b.count, b[end] == 0x22, end > start else { return nil }
+        p = end + 1
+        return start..<end
     }
 
     @inline(__always)

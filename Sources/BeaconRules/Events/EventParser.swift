@@ -159,11 +159,36 @@ public enum EventParser {
 
     /// `"enter"` or `"exit"` read straight from the bytes; nil (position unchanged) for anything else.
     @inline(__always)
-    static func knownType(_ s: inout JSONScanner) -> EventKind? {
-        let p = s.position
-        let b = s.bytes
-        if p + 7 <= b.count, b[p + 6] == 0x22, matches(b, p + 1, "enter") { s.position = p + 7; return .enter }
-        if p + 6 <= b.count, b[p + 5] == 0x22, matches(b, p + 1, "exit") { s.position = p + 6; return .exit }
+    static func knownType(_ s: inout JSONScanner) -> EventKind? { knownType(s.bytes, &s.position) }
+
+    /// `knownType` on bytes: `p` at the opening quote, moved past the closing one when read.
+    @inline(__always)
+    static func knownType(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> EventKind? {
+        guard p < b.count, b[p] == 0x22 else { return nil }
+        if p + 7 <= b.count, b[p + 6] == 0x22, matches(b, p + 1, "enter") { p += 7; return .enter }
+        if p + 6 <= b.count, b[p + 5] == 0x22, matches(b, p + 1, "exit") { p += 6; return .exit }
+        return nil
+    }
+
+    /// A quoted pid read in place (a pid holds nothing a string scan would stop at): `p` at the
+    /// opening quote, moved past the closing one when read; nil (nothing moved) for anything else.
+    @inline(__always)
+    static func quotedPid(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> BeaconID? {
+        guard p + 44 <= b.count, b[p] == 0x22, b[p + 43] == 0x22, let id = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: b[p + 1..<p + 43])) else { return nil }
+        p += 44
+        return id
+    }
+
+    /// A quoted `...Z` time (`Timestamp.parseCanonicalUTC`) read in place, as `quotedPid`.
+    @inline(__always)
+    static func quotedUTCTime(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> Timestamp? {
+        guard p < b.count, b[p] == 0x22 else { return nil }
+        for length in [24, 20] where p + length + 2 <= b.count && b[p + length + 1] == 0x22 {
+            if let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: b[p + 1..<p + 1 + length])) {
+                p += length + 2
+                return time
+            }
+        }
         return nil
     }
 
@@ -250,12 +275,7 @@ public enum EventParser {
     static func parseBeacon(_ s: inout JSONScanner, column: Int) throws -> BeaconID {
         switch s.current ?? 0 {
         case 0x22:
-            // A pid and its closing quote read in place (a pid holds nothing a scan would stop at).
-            let p = s.position
-            if p + 44 <= s.bytes.count, s.bytes[p + 43] == 0x22, let id = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: s.bytes[p + 1..<p + 43])) {
-                s.position = p + 44
-                return id
-            }
+            if let id = quotedPid(s.bytes, &s.position) { return id }
             let (range, escaped) = try s.scanString()
             if !escaped, let id = BeaconID(pidBytes: UnsafeBufferPointer(rebasing: s.bytes[range])) { return id }
             let text = try s.decodeString(range, escaped: escaped)
@@ -311,14 +331,7 @@ public enum EventParser {
     static func parseTime(_ s: inout JSONScanner, column: Int) throws -> Timestamp {
         switch s.current ?? 0 {
         case 0x22:
-            // `...Z` times read in place (they hold nothing a scan would stop at).
-            let p = s.position
-            for length in [24, 20] where p + length + 2 <= s.bytes.count && s.bytes[p + length + 1] == 0x22 {
-                if let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: s.bytes[p + 1..<p + 1 + length])) {
-                    s.position = p + length + 2
-                    return time
-                }
-            }
+            if let time = quotedUTCTime(s.bytes, &s.position) { return time }
             let (range, escaped) = try s.scanString()
             let parse: TimestampParse
             if escaped {

@@ -257,7 +257,6 @@ struct JSONScanner {
 
 @inlinable func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
 
-/// True when every byte is below 0x80, checked eight bytes at a time.
 /// The offset of the first byte from `start` on that ends a plain run of a JSON string: a quote,
 /// a backslash or a control character (and, with `stopsAtNonASCII`, a byte of a multi-byte
 /// character); `bytes.count` when there is none. Eight bytes at a time.
@@ -286,6 +285,7 @@ func firstStringStop(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, stops
     return i
 }
 
+/// True when every byte is below 0x80, checked eight bytes at a time.
 @usableFromInline func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let base = bytes.baseAddress else { return true }
     var i = 0
