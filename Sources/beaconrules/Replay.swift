@@ -156,12 +156,12 @@ struct Replay: ParsableCommand {
             var reader = LineReader(fd: fd)
             /// Lines parsed but not applied yet: applied in order a batch at a time, after the
             /// engine has prefetched what the batch's events will read (`RulesEngine.prefetch`).
-            /// The batch's beacon events are in `events`, in order, for the prefetch to read.
+            /// The batch's beacon events are in `events`, in order, read in place (no `String`
+            /// per field) for the prefetch and the rules to read.
             let batchSize = RulesEngine<Store>.prefetchBatchSize
             var queued: [QueuedLine] = []
             queued.reserveCapacity(batchSize)
-            var events: [BeaconEvent] = []
-            events.reserveCapacity(batchSize)
+            var events = InPlaceEventBatch()
             /// Any line but a beacon event on the hot path (`replay` records without `--state`).
             func apply(_ input: InputLine, number: Int, positionalID: Bool) throws {
                 let start = writer.bytes.count
@@ -194,7 +194,7 @@ struct Replay: ParsableCommand {
                             if hotPath {
                                 engine.engine.write(events[i], into: &writer)
                             } else {
-                                try apply(.beacon(events[i]), number: line.number, positionalID: line.positionalID)
+                                try apply(.beacon(events[i].event), number: line.number, positionalID: line.positionalID)
                             }
                         case .other(let input): try apply(input, number: line.number, positionalID: line.positionalID)
                         case .rejected(let error): throw error
@@ -208,7 +208,7 @@ struct Replay: ParsableCommand {
                     }
                 }
                 queued.removeAll(keepingCapacity: true)
-                events.removeAll(keepingCapacity: true)
+                events.removeAll()
             }
             do {
                 // Lines read before a read error are still applied, as they were read.
@@ -229,7 +229,7 @@ struct Replay: ParsableCommand {
                         progress.update(bytes: reported, lines: number)
                     }
                     if EventParser.isBlank(line) { continue }
-                    if EventParser.appendUsualLayout(line, to: &events) {
+                    if events.appendUsualLayout(line) {
                         // The usual layout always has an `id`.
                         queued.append(QueuedLine(outcome: .event(events.count - 1), number: number, positionalID: false))
                     } else {

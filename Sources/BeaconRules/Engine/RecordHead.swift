@@ -97,50 +97,39 @@ struct EventHead {
     private var escapedDevice = JSONWriter()
     private var escapedID = JSONWriter()
 
-    mutating func prepare(_ event: BeaconEvent) {
+    mutating func prepare(_ event: InPlaceEvent) {
         var out: [UInt8] = []
         swap(&out, &bytes)
-        // Moved out and back (swap), not copied: a copy would retain their buffers per event.
-        var device = JSONWriter(), id = JSONWriter()
-        swap(&device, &escapedDevice)
-        swap(&id, &escapedID)
-        var deviceUnescaped = true, idUnescaped = true
-        // The closures below capture these, not `event`: capturing the event copied it (three
-        // string retains and releases) per closure.
-        let kind = event.kind, beacon = event.beacon, eventTime = event.time, eventID = event.id
-        Self.withEscaped(event.device, &device, &deviceUnescaped) { device in
-            Self.withEscaped(eventID, &id, &idUnescaped) { id in
-                let needed = RecordHead.eventRoom(device: device.count, event: id.count)
-                if out.count < needed { out = [UInt8](repeating: 0, count: needed * 2) }
-                out.withUnsafeMutableBufferPointer { buffer in
-                    var c = ByteCursor(buffer.baseAddress!)
-                    RecordHead.writeIDClosing(&c, device: device, event: id)
-                    idClosing = 0..<c.count
-                    RecordHead.writeEventFields(&c, device: device, event: id, trigger: kind, beacon: beacon)
-                    fields = idClosing.upperBound..<c.count
-                    RecordHead.writeFireDate(&c, eventTime)
-                    time = fields.upperBound..<c.count
-                }
+        let deviceUnescaped = !JSONWriter.needsEscapes(event.device), idUnescaped = !JSONWriter.needsEscapes(event.id)
+        if deviceUnescaped && idUnescaped {
+            write(event, device: event.device, id: event.id, into: &out)
+        } else {
+            // Moved out and back (swap), not copied: a copy would retain their buffers per event.
+            var device = JSONWriter(), id = JSONWriter()
+            swap(&device, &escapedDevice)
+            swap(&id, &escapedID)
+            Self.escape(event.device, &device) { device in
+                Self.escape(event.id, &id) { id in write(event, device: device, id: id, into: &out) }
             }
+            swap(&device, &escapedDevice)
+            swap(&id, &escapedID)
         }
-        swap(&device, &escapedDevice)
-        swap(&id, &escapedID)
         idClosingIsUnescaped = deviceUnescaped && idUnescaped
         swap(&out, &bytes)
     }
 
-    /// `text`'s UTF-8 as JSON string contents: straight from its storage when it needs no escapes.
-    /// `unescaped` is cleared when the text needed escapes.
-    private static func withEscaped(_ text: String, _ scratch: inout JSONWriter, _ unescaped: inout Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            if !JSONWriter.needsEscapes(utf8) { body(utf8) } else { unescaped = false; escape(utf8, &scratch, body) }
-        }
-        if done == nil {
-            var copy = text
-            copy.withUTF8 { utf8 in
-                if JSONWriter.needsEscapes(utf8) { unescaped = false }
-                escape(utf8, &scratch, body)
-            }
+    /// The runs, with `device` and `id` as escaped string contents.
+    private mutating func write(_ event: InPlaceEvent, device: UnsafeBufferPointer<UInt8>, id: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        let needed = RecordHead.eventRoom(device: device.count, event: id.count)
+        if out.count < needed { out = [UInt8](repeating: 0, count: needed * 2) }
+        out.withUnsafeMutableBufferPointer { buffer in
+            var c = ByteCursor(buffer.baseAddress!)
+            RecordHead.writeIDClosing(&c, device: device, event: id)
+            idClosing = 0..<c.count
+            RecordHead.writeEventFields(&c, device: device, event: id, trigger: event.kind, beacon: event.beacon)
+            fields = idClosing.upperBound..<c.count
+            RecordHead.writeFireDate(&c, event.time)
+            time = fields.upperBound..<c.count
         }
     }
 

@@ -11,21 +11,28 @@ extension RulesEngine {
     /// a time for the whole batch, in tight loops, the loads of one stage do not depend on each
     /// other and the processor overlaps their misses. Output and state are the same with or
     /// without it.
-    public mutating func prefetch(_ events: some RandomAccessCollection<BeaconEvent>) {
+    public mutating func prefetch(_ events: some Collection<BeaconEvent>) {
+        var batch = InPlaceEventBatch()
+        for event in events { batch.append(event) }
+        prefetch(batch)
+    }
+
+    /// `prefetch` for a batch read in place (the events are then written from the batch).
+    public mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
         var sink = store.prefetch(devicesOf: events)
         let n = events.count
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
-            // By index, reading fields in place: iterating the events would copy each one.
-            for (i, index) in events.indices.enumerated() { hashes[i] = events[index].beacon.fastHash }
+            for i in 0..<n { hashes[i] = events[i].beacon.fastHash }
             for i in 0..<n { sink ^= beaconNumbers.touch(hash: hashes[i]) }
             // Where each event's candidates are (a range of `candidateLists`, the list's lines
             // loaded), then every candidate's row.
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: n) { ranges in
                 candidateLists.withUnsafeBufferPointer { lists in
-                    for (i, index) in events.indices.enumerated() {
+                    for i in 0..<n {
                         ranges[i] = 0..<0
-                        guard let (_, run) = beaconNumbers.find(events[index].beacon, hash: hashes[i]) else { continue }
-                        let range = Self.candidateRange(run, events[index].kind)
+                        let event = events[i]
+                        guard let (_, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
+                        let range = Self.candidateRange(run, event.kind)
                         guard !range.isEmpty, range.upperBound <= lists.count else { continue }
                         ranges[i] = range
                         sink ^= UInt64(UInt32(bitPattern: lists[range.lowerBound]))

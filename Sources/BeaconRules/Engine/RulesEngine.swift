@@ -45,8 +45,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Tails this long or longer are rendered per record (the packed length has 16 bits).
     private static var longestCachedTail: Int { 1 << 16 }
     private var localeSlots: [String: UInt32] = [:]
-    /// The first few locales seen, with their slots, looked up before `localeSlots`.
-    private var recentLocales: [(String, UInt32)] = []
+    /// The first few locales seen that are at most 7 bytes long (`shortTag`), with their slots,
+    /// looked up before `localeSlots`.
+    private var recentLocales: [(UInt64, UInt32)] = []
     /// The head runs of each campaign (rendered at init) and of the current event (`RecordHead`).
     private let campaignHeads: CampaignHeads
     private var eventHead = EventHead()
@@ -106,8 +107,10 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// Streams the event's records to `emit` in SPEC order.
     public mutating func process(_ event: BeaconEvent, emit: (NotificationRecord) -> Void) {
-        match(event)
-        if ledger.isEnabled && !pending.isEmpty { noteDeliveries(event) }
+        InPlaceEvent.with(event) { event in
+            match(event)
+            if ledger.isEnabled && !pending.isEmpty { noteDeliveries(event) }
+        }
         for firing in pending {
             let campaign = campaigns.campaigns[Int(firing.index)]
             emit(record(for: campaign, event: event, fireDate: Timestamp(milliseconds: firing.fireDate)))
@@ -116,7 +119,7 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// Decides which campaigns fire for `event`, updates the state, and leaves them in `pending`
     /// sorted by fire date, then campaign.
-    private mutating func match(_ event: BeaconEvent) {
+    private mutating func match(_ event: InPlaceEvent) {
         pending.removeAll(keepingCapacity: true)
         let candidates: [Int32]
         let range: Range<Int>
@@ -134,7 +137,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         firedSlots.removeAll(keepingCapacity: true)
         let time = event.time.milliseconds
         let bit = CompiledRule.bit(event.kind)
-        var device = store.existingKey(device: event.device)
+        var device = store.existingKey(deviceUTF8: event.device)
         for i in range {
             let index = candidates[i]
             let row = rows[Int(index)]
@@ -147,7 +150,7 @@ public struct RulesEngine<Store: SuppressionStore> {
                 let key = campaignKeys[Int(rule.idSlot)]
                 let last = device.flatMap { store.lastFiring($0, key)?.milliseconds }
                 guard let fireDate = campaigns.fireDate(rule, time: time, last: last) else { continue }
-                let deviceKey = device ?? store.key(device: event.device)
+                let deviceKey = device ?? store.key(deviceUTF8: event.device)
                 device = deviceKey
                 store.recordFiring(deviceKey, key, at: event.time)
                 firedSlots.append(rule.idSlot)
@@ -167,6 +170,11 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// from runs rendered once (`RecordHead`: the campaign's at load, the event's once per event);
     /// each tail is rendered once per (campaign, trigger, device language) and cached.
     public mutating func write(_ event: BeaconEvent, into writer: inout JSONWriter) {
+        InPlaceEvent.with(event) { write($0, into: &writer) }
+    }
+
+    /// `write` for an event read in place (`InPlaceEventBatch`): no `String` per field.
+    public mutating func write(_ event: InPlaceEvent, into writer: inout JSONWriter) {
         match(event)
         if pending.isEmpty { return }
         eventHead.prepare(event)
@@ -183,10 +191,10 @@ public struct RulesEngine<Store: SuppressionStore> {
                 if let packed = tailIndex.value(key) {
                     pending[i].tail = packed
                 } else {
-                    let (tail, record) = renderTail(index: Int(firing.index), event: event)
+                    let (tail, record) = renderTail(index: Int(firing.index), event: event.event)
                     if ledger.isEnabled {
                         // The ledger asks for the same record's language right after: it is known now.
-                        noteLanguage(of: record, deviceLocale: event.locale, key: DeliveryLedger.languageKey(rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind))
+                        noteLanguage(of: record, deviceLocale: event.localeText, key: DeliveryLedger.languageKey(rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind))
                     }
                     if tail.count < Self.longestCachedTail {
                         let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
@@ -198,7 +206,7 @@ public struct RulesEngine<Store: SuppressionStore> {
                     }
                 }
             } else {
-                uncached[i] = renderTail(index: Int(firing.index), event: event).line
+                uncached[i] = renderTail(index: Int(firing.index), event: event.event).line
             }
         }
         if ledger.isEnabled {
@@ -335,24 +343,36 @@ public struct RulesEngine<Store: SuppressionStore> {
     }
 
     /// The ledger's slot for the device locale, through the engine's slot when it has one.
-    private mutating func ledgerLocaleSlot(engineSlot: UInt32?, _ locale: String?) -> UInt32 {
-        guard let engineSlot else { return ledger.localeSlot(locale) }
+    private mutating func ledgerLocaleSlot(engineSlot: UInt32?, _ locale: UnsafeBufferPointer<UInt8>?) -> UInt32 {
+        guard let engineSlot else { return ledger.localeSlot(locale.map(InPlaceEvent.text)) }
         return ledger.localeSlot(engineSlot: Int(engineSlot), locale)
     }
 
-    private mutating func localeSlot(_ locale: String?) -> UInt32? {
-        guard let locale else { return 0 }
-        // A handful of locales make up nearly every stream: comparing short strings is cheaper
-        // than hashing one.
-        for (known, slot) in recentLocales where known == locale { return slot }
+    private mutating func localeSlot(_ bytes: UnsafeBufferPointer<UInt8>?) -> UInt32? {
+        guard let bytes else { return 0 }
+        // A handful of locales make up nearly every stream, and their tags are short: one
+        // compare of the tag's bytes as a word is cheaper than hashing it.
+        let word = Self.shortTag(bytes)
+        if word != 0 { for (known, slot) in recentLocales where known == word { return slot } }
+        let locale = InPlaceEvent.text(bytes)
         if let slot = localeSlots[locale] {
-            if recentLocales.count < 8 { recentLocales.append((locale, slot)) }
+            if word != 0 && recentLocales.count < 8 { recentLocales.append((word, slot)) }
             return slot
         }
         guard localeSlots.count < Self.cachedLanguageLimit else { return nil }
         let slot = UInt32(localeSlots.count + 1)
         localeSlots[locale] = slot
         return slot
+    }
+
+    /// A tag of at most 7 bytes as one word (its bytes, then its length in the top byte); 0 for
+    /// a longer one.
+    @inline(__always)
+    static func shortTag(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard bytes.count < 8 else { return 0 }
+        var word = UInt64(bytes.count) << 56
+        for i in 0..<bytes.count { word |= UInt64(bytes[i]) << (8 * UInt64(i)) }
+        return word
     }
 
     /// What every campaign decides for `event` against the current state, without changing it.

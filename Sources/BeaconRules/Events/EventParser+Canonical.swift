@@ -6,14 +6,6 @@
 /// non-ASCII text, an object beacon, epoch milliseconds, a problem to report) is left to the
 /// general parser, which gives the same event for the lines both read. Tests hold the two together.
 extension EventParser {
-    /// Appends the event of a line in the usual layout to `events`; false (nothing appended) for
-    /// any other line, which `parseInput` reads. Built in place: returning the event would copy it.
-    public static func appendUsualLayout(_ line: UnsafeBufferPointer<UInt8>, to events: inout [BeaconEvent]) -> Bool {
-        guard let usual = scanUsualLayout(line) else { return false }
-        events.append(usual.event(line))
-        return true
-    }
-
     @inline(__always)
     static func parseCanonical(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent? {
         scanUsualLayout(b)?.event(b)

@@ -178,9 +178,9 @@ public struct DeliveryLedger: Sendable {
     mutating func localeSlot(_ locale: String?) -> UInt32 { locale.map { locales.slot($0) + 1 } ?? 0 }
 
     /// `localeSlot(locale)` through the engine's slot for the same locale: hashed once per engine slot.
-    mutating func localeSlot(engineSlot i: Int, _ locale: String?) -> UInt32 {
+    mutating func localeSlot(engineSlot i: Int, _ locale: UnsafeBufferPointer<UInt8>?) -> UInt32 {
         if let known = Self.known(engineLocales, i) { return known }
-        let slot = localeSlot(locale)
+        let slot = localeSlot(locale.map(InPlaceEvent.text))
         Self.remember(&engineLocales, i, slot)
         return slot
     }

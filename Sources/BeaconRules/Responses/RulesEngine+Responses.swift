@@ -139,11 +139,11 @@ extension RulesEngine {
 
     /// `idSuffix`: `:DEVICE:EVENT` as bytes when the caller has them (the hot path), else the
     /// key is hashed from the event's strings.
-    mutating func noteDeliveries(_ event: BeaconEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil) {
+    mutating func noteDeliveries(_ event: InPlaceEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil) {
         var notified = false
         for firing in pending where !firing.isSilent { notified = true; break }
         guard notified else { return }
-        let locale = knownLocale ?? ledger.localeSlot(event.locale)
+        let locale = knownLocale ?? ledger.localeSlot(event.localeText)
         // Through the engine's beacon number when it has one: no hashing of the beacon per event.
         let beacon = eventBeacon >= 0 ? ledger.beaconSlot(engineNumber: eventBeacon, event.beacon) : ledger.beaconSlot(event.beacon)
         if ledger.ruleSlots.count != campaigns.campaigns.count {
@@ -165,16 +165,16 @@ extension RulesEngine {
             let cacheKey = DeliveryLedger.languageKey(rule: index, locale: locale, trigger: event.kind)
             let language: UInt32
             if let cached = ledger.languageCache.value(cacheKey) { language = UInt32(cached) } else {
-                language = noteLanguage(of: record(for: campaigns.campaigns[index], event: event, fireDate: event.time), deviceLocale: event.locale, key: cacheKey)
+                language = noteLanguage(of: record(for: campaigns.campaigns[index], event: event.event, fireDate: event.time), deviceLocale: event.localeText, key: cacheKey)
             }
             var h = FNV1a(value: ledger.ruleHashes[index])
             if let idSuffix {
                 h.add(bytes: idSuffix)
             } else {
                 h.add(byte: 0x3A)
-                h.add(event.device)
+                h.add(bytes: event.device)
                 h.add(byte: 0x3A)
-                h.add(event.id)
+                h.add(bytes: event.id)
             }
             ledger.deliverLater(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: beacon, trigger: event.kind)
         }

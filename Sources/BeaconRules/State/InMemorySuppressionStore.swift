@@ -28,6 +28,20 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     public mutating func key(device: String) -> UInt32 {
         if let slot = devices.number(device) { return UInt32(slot) }
+        return add(device: device)
+    }
+
+    @inline(__always)
+    public func existingKey(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        devices.find(utf8: bytes, hash: String.fastHash(utf8: bytes)).map { UInt32($0.number) }
+    }
+
+    public mutating func key(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        if let slot = existingKey(deviceUTF8: bytes) { return slot }
+        return add(device: InPlaceEvent.text(bytes))
+    }
+
+    private mutating func add(device: String) -> UInt32 {
         let slot = firings.addDevice()
         let number = devices.add(device)
         assert(number == Int(slot))
@@ -44,16 +58,15 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     /// The devices' table slots, then their runs, then their first and last entries: each stage
     /// a tight loop of independent loads.
-    public func prefetch(devicesOf events: some RandomAccessCollection<BeaconEvent>) -> UInt64 {
+    public func prefetch(devicesOf events: borrowing InPlaceEventBatch) -> UInt64 {
         let n = events.count
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { numbers in
                 var sink: UInt64 = 0
-                // By index, reading the device in place: iterating the events would copy each one.
-                for (i, index) in events.indices.enumerated() { hashes[i] = events[index].device.fastHash }
+                for i in 0..<n { hashes[i] = String.fastHash(utf8: events[i].device) }
                 for i in 0..<n { sink ^= devices.touch(hash: hashes[i]) }
-                for (i, index) in events.indices.enumerated() {
-                    numbers[i] = devices.find(events[index].device, hash: hashes[i]).map { Int32($0.number) } ?? -1
+                for i in 0..<n {
+                    numbers[i] = devices.find(utf8: events[i].device, hash: hashes[i]).map { Int32($0.number) } ?? -1
                 }
                 return sink ^ firings.touch(devices: UnsafeBufferPointer(start: numbers.baseAddress, count: n))
             }

@@ -17,6 +17,11 @@ public protocol SuppressionStore {
     func existingKey(device: String) -> DeviceKey?
     /// The key of a device, created when new.
     mutating func key(device: String) -> DeviceKey
+    /// `existingKey(device:)` of the device id with these UTF-8 bytes (the hot path reads events
+    /// in place, `InPlaceEvent`).
+    func existingKey(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey?
+    /// `key(device:)` of the device id with these UTF-8 bytes.
+    mutating func key(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey
     /// The key of a campaign (asked once per campaign when the engine is built).
     mutating func key(campaign: CampaignID) -> CampaignKey
     func lastFiring(_ device: DeviceKey, _ campaign: CampaignKey) -> Timestamp?
@@ -24,12 +29,21 @@ public protocol SuppressionStore {
     /// Loads (changing nothing) what looking up the devices of `events` will read, so that the
     /// batch's cache misses overlap (`RulesEngine.prefetch`). Returns a word of what it read,
     /// for the caller to keep so the loads are not optimized away.
-    func prefetch(devicesOf events: some RandomAccessCollection<BeaconEvent>) -> UInt64
+    func prefetch(devicesOf events: borrowing InPlaceEventBatch) -> UInt64
 }
 
 extension SuppressionStore {
     /// Stores that keep nothing in memory prefetch nothing.
-    public func prefetch(devicesOf events: some RandomAccessCollection<BeaconEvent>) -> UInt64 { 0 }
+    public func prefetch(devicesOf events: borrowing InPlaceEventBatch) -> UInt64 { 0 }
+
+    /// Through a `String` (stores whose keys are strings need one anyway).
+    public func existingKey(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey? {
+        existingKey(device: InPlaceEvent.text(deviceUTF8))
+    }
+
+    public mutating func key(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey {
+        key(device: InPlaceEvent.text(deviceUTF8))
+    }
 }
 
 extension SuppressionStore where DeviceKey == String, CampaignKey == CampaignID {

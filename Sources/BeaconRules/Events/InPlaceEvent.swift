@@ -1,0 +1,149 @@
+/// A beacon event whose strings are UTF-8 bytes where they lie, not `String`s: the hot path
+/// reads lines in the usual layout into these (`InPlaceEventBatch`), and the engine hashes,
+/// compares and copies the bytes, so no field of the line becomes a `String`.
+///
+/// Its bytes belong to someone else (a batch, or `with`'s strings) and are valid only as long as
+/// the owner says.
+public struct InPlaceEvent {
+    public var id: UnsafeBufferPointer<UInt8>
+    public var device: UnsafeBufferPointer<UInt8>
+    public var kind: EventKind
+    public var beacon: BeaconID
+    public var time: Timestamp
+    /// nil when the event names no locale.
+    public var locale: UnsafeBufferPointer<UInt8>?
+
+    /// The event with `String`s, for the paths that keep or show its fields (rare on the hot path:
+    /// a record tail rendered for the first time).
+    public var event: BeaconEvent {
+        BeaconEvent(id: Self.text(id), device: Self.text(device), kind: kind, beacon: beacon, time: time, locale: locale.map(Self.text))
+    }
+
+    public var deviceText: String { Self.text(device) }
+    public var localeText: String? { locale.map(Self.text) }
+
+    /// Runs `body` on `event` read in place (its strings' own bytes, or a copy of them on the stack).
+    public static func with<R>(_ event: BeaconEvent, _ body: (InPlaceEvent) throws -> R) rethrows -> R {
+        var id = event.id, device = event.device
+        return try id.withUTF8 { id in
+            try device.withUTF8 { device in
+                guard var locale = event.locale else {
+                    return try body(InPlaceEvent(id: id, device: device, kind: event.kind, beacon: event.beacon, time: event.time, locale: nil))
+                }
+                return try locale.withUTF8 { locale in
+                    try body(InPlaceEvent(id: id, device: device, kind: event.kind, beacon: event.beacon, time: event.time, locale: locale))
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// The events of a batch, their strings kept together in one buffer: lines in the usual layout
+/// read without a `String` per field (`appendUsualLayout`), or `BeaconEvent`s copied in. Events
+/// are handed out as `InPlaceEvent`s that point into the buffer, valid until the batch next
+/// changes.
+public struct InPlaceEventBatch: ~Copyable {
+    /// Where an event's parts are: offsets into the buffer (a locale count of -1: no locale).
+    private struct Parts {
+        var id: Int32
+        var idCount: Int32
+        var device: Int32
+        var deviceCount: Int32
+        var locale: Int32
+        var localeCount: Int32
+        var kind: EventKind
+        var beacon: BeaconID
+        var time: Timestamp
+    }
+
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var used = 0
+    private var parts: [Parts] = []
+
+    /// Room for `bytes` of strings (lines) before the buffer grows.
+    public init(bytes: Int = 1 << 13) {
+        capacity = max(bytes, 64)
+        storage = .allocate(capacity: capacity)
+        parts.reserveCapacity(64)
+    }
+
+    deinit { storage.deallocate() }
+
+    public var count: Int { parts.count }
+    public var isEmpty: Bool { parts.isEmpty }
+
+    /// Forgets every event, keeping the buffer.
+    public mutating func removeAll() {
+        used = 0
+        parts.removeAll(keepingCapacity: true)
+    }
+
+    /// The `i`th event appended, pointing into the batch's buffer.
+    @inline(__always)
+    public subscript(i: Int) -> InPlaceEvent {
+        let p = parts[i]
+        let base = UnsafePointer(storage)
+        return InPlaceEvent(
+            id: UnsafeBufferPointer(start: base + Int(p.id), count: Int(p.idCount)),
+            device: UnsafeBufferPointer(start: base + Int(p.device), count: Int(p.deviceCount)),
+            kind: p.kind, beacon: p.beacon, time: p.time,
+            locale: p.localeCount < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.locale), count: Int(p.localeCount)))
+    }
+
+    /// Appends the event of a line in the usual layout (`EventParser.scanUsualLayout`), keeping a
+    /// copy of the line; false (nothing appended) for any other line, which the general parser reads.
+    public mutating func appendUsualLayout(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let usual = EventParser.scanUsualLayout(line), line.count <= Int(Int32.max) else { return false }
+        let at = room(line.count)
+        (storage + at).update(from: line.baseAddress!, count: line.count)
+        used = at + line.count
+        let o = Int32(at)
+        parts.append(Parts(
+            id: o + Int32(usual.id.lowerBound), idCount: Int32(usual.id.count),
+            device: o + Int32(usual.device.lowerBound), deviceCount: Int32(usual.device.count),
+            locale: o + Int32(usual.locale?.lowerBound ?? 0), localeCount: usual.locale.map { Int32($0.count) } ?? -1,
+            kind: usual.kind, beacon: usual.beacon, time: usual.time))
+        return true
+    }
+
+    /// Appends `event`, copying its strings.
+    public mutating func append(_ event: BeaconEvent) {
+        let id = copy(event.id), device = copy(event.device)
+        let locale = event.locale.map { copy($0) }
+        parts.append(Parts(
+            id: id.0, idCount: id.1, device: device.0, deviceCount: device.1,
+            locale: locale?.0 ?? 0, localeCount: locale?.1 ?? -1,
+            kind: event.kind, beacon: event.beacon, time: event.time))
+    }
+
+    private mutating func copy(_ text: String) -> (Int32, Int32) {
+        let n = text.utf8.count
+        let at = room(n)
+        var i = at
+        for byte in text.utf8 {
+            storage[i] = byte
+            i += 1
+        }
+        used = at + n
+        return (Int32(at), Int32(n))
+    }
+
+    /// Where `n` more bytes go (the buffer doubled as needed; offsets stay valid).
+    private mutating func room(_ n: Int) -> Int {
+        precondition(used + n <= Int(Int32.max), "a batch's events hold at most 2 GiB of strings")
+        if used + n > capacity {
+            var larger = capacity * 2
+            while used + n > larger { larger *= 2 }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+            grown.update(from: storage, count: used)
+            storage.deallocate()
+            storage = grown
+            capacity = larger
+        }
+        return used
+    }
+}

@@ -1,0 +1,101 @@
+@testable import BeaconRules
+import Testing
+
+/// Events read in place (`InPlaceEvent`, `InPlaceEventBatch`): the hot path never makes a
+/// `String` of a field, and must give exactly what the `String` path gives.
+@Suite("Events read in place")
+struct InPlaceEventTests {
+    static let beacon = BeaconID(pid: ResponseTests.beacon)!
+
+    static let awkward: [BeaconEvent] = [
+        BeaconEvent(id: "e-1", device: "dev-1", kind: .enter, beacon: beacon, time: Timestamp(milliseconds: 1_000), locale: "de-DE"),
+        BeaconEvent(id: "e-2", device: "dev-2", kind: .exit, beacon: beacon, time: Timestamp(milliseconds: 2_000), locale: nil),
+        BeaconEvent(id: "", device: "", kind: .enter, beacon: beacon, time: Timestamp(milliseconds: 0), locale: ""),
+        BeaconEvent(id: "quote \" and \\ slash", device: "Gerät-ü", kind: .enter, beacon: beacon, time: Timestamp(milliseconds: -5), locale: "zh-Hant-TW"),
+        BeaconEvent(id: String(repeating: "long-id-", count: 3_000), device: String(repeating: "d", count: 40), kind: .exit, beacon: beacon, time: Timestamp(milliseconds: 9), locale: "en"),
+    ]
+
+    @Test func aBatchGivesBackTheEventsItWasGivenPastItsFirstBuffer() {
+        var batch = InPlaceEventBatch(bytes: 64)
+        for event in Self.awkward { batch.append(event) }
+        let count = batch.count
+        #expect(count == Self.awkward.count)
+        for (i, event) in Self.awkward.enumerated() { #expect(batch[i].event == event) }
+        batch.removeAll()
+        let empty = batch.isEmpty
+        #expect(empty)
+        batch.append(Self.awkward[1])
+        #expect(batch[0].event == Self.awkward[1])
+    }
+
+    @Test func anEventReadInPlaceIsTheEvent() {
+        for event in Self.awkward { #expect(InPlaceEvent.with(event) { $0.event } == event) }
+    }
+
+    /// Lines in the usual layout are read into the batch as the general parser reads them; any
+    /// other line is refused and adds nothing.
+    @Test func usualLinesAreReadInPlaceAsTheParserReadsThem() throws {
+        let lines = WorkloadEquivalenceTests.events().split(separator: "\n").prefix(2_000).map(String.init) + [
+            #"{"id":"e-x","device":"d","type":"exit","beacon":"7367672374000000ffff0000ffff00070733107331","time":"2026-05-10T16:00:00Z"}"#,
+        ]
+        var batch = InPlaceEventBatch(bytes: 64)
+        for line in lines {
+            let read = Array(line.utf8).withUnsafeBufferPointer { batch.appendUsualLayout($0) }
+            #expect(read)
+        }
+        for (i, line) in lines.enumerated() { #expect(batch[i].event == (try EventParser.parse(line: line, fallbackID: "x"))) }
+        let others = [
+            #"{"device":"d","id":"e","type":"enter","beacon":"7367672374000000ffff0000ffff00070733107331","time":"2026-05-10T16:00:00Z"}"#,
+            #"{"id":"e\"","device":"d","type":"enter","beacon":"7367672374000000ffff0000ffff00070733107331","time":"2026-05-10T16:00:00Z"}"#,
+            #"{"id":"e","device":"d","type":"enter","beacon":"7367672374000000ffff0000ffff00070733107331","time":1778428800000}"#,
+            "",
+        ]
+        for line in others {
+            let read = Array(line.utf8).withUnsafeBufferPointer { batch.appendUsualLayout($0) }
+            #expect(!read, "\(line)")
+        }
+        let count = batch.count
+        #expect(count == lines.count)
+    }
+
+    /// The in-memory store finds a device by its bytes exactly as by its `String`.
+    @Test func theStoreFindsDevicesByTheirBytesAsByTheirText() {
+        var store = InMemorySuppressionStore()
+        let devices = ["dev-1", "Gerät-ü", "", String(repeating: "x", count: 40), "dev-10"]
+        for device in devices.dropLast() { _ = store.key(device: device) }
+        for device in devices {
+            var text = device
+            let byBytes = text.withUTF8 { store.existingKey(deviceUTF8: $0) }
+            #expect(byBytes == store.existingKey(device: device))
+        }
+        var added = "dev-10"
+        let key = added.withUTF8 { store.key(deviceUTF8: $0) }
+        #expect(key == store.existingKey(device: "dev-10"))
+        #expect(key == 4)
+    }
+
+    /// Records written from events read in place (locales short enough for the engine's one-word
+    /// compare, and longer ones, interleaved) are the records the reference path builds.
+    @Test func shortAndLongLocalesChooseAsTheReferencePathDoes() throws {
+        let campaign = """
+            {"eid": "hello", "trigger": 3, "type": 1, "beacons": ["\(ResponseTests.beacon)"],
+             "content": {"subject": "Hi", "body": "There", "url": null,
+                         "payload": {"onEnter": {"de": {"title": "Hallo", "message": "Da"}, "zh-Hant": {"title": "你好", "message": "那裡"},
+                                                 "en": {"title": "Hello", "message": "There"}}}}}
+            """
+        var fast = try Harness.engine(campaign)
+        var reference = try Harness.engine(campaign)
+        let locales: [String?] = ["de-DE", "zh-Hant-TW", nil, "de-DE-1996", "en", "zh-Hant-TW", "de-DE", "fr", "de-AT-x-private"]
+        var writer = JSONWriter()
+        var expected = ""
+        for (n, locale) in (locales + locales).enumerated() {
+            let event = BeaconEvent(id: "e\(n)", device: "d\(n)", kind: n % 2 == 0 ? .enter : .exit, beacon: Self.beacon, time: Timestamp(milliseconds: Int64(n) * 1_000), locale: locale)
+            var batch = InPlaceEventBatch()
+            batch.append(event)
+            fast.write(batch[0], into: &writer)
+            for record in reference.process(event) { expected += record.jsonLine + "\n" }
+        }
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+        #expect(expected.contains("你好") && expected.contains("Hallo") && expected.contains("Hello"))
+    }
+}
