@@ -39,7 +39,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// by (campaign, device language, trigger): address << 16 | length. They never move, so a
     /// writer that collects references points at them instead of copying ~1 KB per record.
     private var tailArena = StableByteArena()
-    private var tailIndex = PackedTable()
+    private var tailIndex: RuleLocaleTable
     /// Each campaign's payload as JSON, written the first time one of its tails is rendered.
     private var payloadJSON: [[UInt8]?] = []
     /// Tails this long or longer are rendered per record (the packed length has 16 bits).
@@ -92,6 +92,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
         campaignKeys = keys
         campaignHeads = CampaignHeads(campaigns)
+        tailIndex = RuleLocaleTable(rules: campaigns.campaigns.count)
         rows = campaigns.rules.map { CandidateRow(rule: $0, keepsState: campaigns.keepsState[Int($0.idSlot)]) }
         scratch.reserveCapacity(16)
         firedSlots.reserveCapacity(16)
@@ -179,7 +180,6 @@ public struct RulesEngine<Store: SuppressionStore> {
         if pending.isEmpty { return }
         eventHead.prepare(event)
         let slot = localeSlot(event.locale)
-        let bit = UInt64(CompiledRule.bit(event.kind))
         let ledgerLocale = ledger.isEnabled ? ledgerLocaleSlot(engineSlot: slot, event.locale) : 0
         // Render what the cache lacks first, so the write loop below only reads the arenas.
         var uncached: [Int: [UInt8]] = [:]
@@ -187,19 +187,18 @@ public struct RulesEngine<Store: SuppressionStore> {
         for i in pending.indices {
             let firing = pending[i]
             if let slot {
-                let key = UInt64(firing.index) << 32 | UInt64(slot) << 2 | bit
-                if let packed = tailIndex.value(key) {
+                if let packed = tailIndex.value(rule: Int(firing.index), locale: slot, trigger: event.kind) {
                     pending[i].tail = packed
                 } else {
                     let (tail, record) = renderTail(index: Int(firing.index), event: event.event)
                     if ledger.isEnabled {
                         // The ledger asks for the same record's language right after: it is known now.
-                        noteLanguage(of: record, deviceLocale: event.localeText, key: DeliveryLedger.languageKey(rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind))
+                        noteLanguage(of: record, deviceLocale: event.localeText, rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind)
                     }
                     if tail.count < Self.longestCachedTail {
                         let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
                         let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
-                        tailIndex.set(key, packed)
+                        tailIndex.set(rule: Int(firing.index), locale: slot, trigger: event.kind, packed)
                         pending[i].tail = packed
                     } else {
                         uncached[i] = tail

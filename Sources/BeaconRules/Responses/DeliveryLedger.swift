@@ -37,7 +37,18 @@ public struct DeliveryLedger: Sendable {
     /// Deliveries not yet in `entries` and `index` (an id may repeat here): the hot path only
     /// appends, and the index is brought up to date (`catchUp`) when the ledger is read, so a
     /// stream without responses never pays for random inserts into a large table.
-    var unindexed = ChunkedLog<Entry>(chunkCapacity: 1 << 16)
+    var unindexed = ChunkedLog<PendingDelivery>(chunkCapacity: 1 << 16)
+
+    /// A delivery waiting in `unindexed`: 24 bytes, what differs per record. Its campaign slot
+    /// (`ruleSlots`) and language (`languageCache`) are the same for every record of its rule,
+    /// locale and trigger, and are filled in when it is indexed.
+    struct PendingDelivery: Sendable {
+        var key: UInt64
+        var rule: Int32
+        var beacon: UInt32
+        var locale: UInt32
+        var trigger: EventKind
+    }
     /// Hashes of (record id, action id) whose handler already ran: a repeated click runs nothing.
     var handled: Set<UInt64> = []
     var campaignIDs = Interned<CampaignID>()
@@ -58,7 +69,7 @@ public struct DeliveryLedger: Sendable {
     var ruleSlots: [UInt32] = []
     /// FNV-1a state after `EID:` per campaign index, so a delivery hashes only `DEVICE:EVENT`.
     var ruleHashes: [UInt64] = []
-    var languageCache = PackedTable()
+    var languageCache = RuleLocaleTable(rules: 0)
     /// The locale slot per engine locale slot (`.max`: not asked yet), so a delivery does not hash
     /// the locale string again.
     var engineLocales: [UInt32] = []
@@ -98,11 +109,15 @@ public struct DeliveryLedger: Sendable {
         // Sized once for a large catch-up (the table would rehash at each doubling); `entries`
         // grows geometrically on its own (an exact reserve per call would copy it every time).
         index.reserveCapacity(index.count + unindexed.count)
-        for entry in unindexed where index[entry.key] == nil {
+        for pending in unindexed where index[pending.key] == nil {
             let next = Int32(entries.count)
-            index[entry.key] = next
+            index[pending.key] = next
             noteChange(next)
-            entries.append(entry)
+            let rule = Int(pending.rule)
+            let language = language(rule: rule, locale: pending.locale, trigger: pending.trigger) ?? 0
+            entries.append(Entry(
+                key: pending.key, rule: pending.rule, campaign: ruleSlots[rule], beacon: pending.beacon, locale: pending.locale,
+                languageSlot: UInt16(clamping: language), clicks: 0, trigger: pending.trigger, state: 0))
         }
         unindexed.removeAll()
     }
@@ -116,10 +131,24 @@ public struct DeliveryLedger: Sendable {
         return copy
     }
 
-    /// The `languageCache` key of (campaign index, ledger locale slot, trigger).
+    /// Sizes the engine caches (`ruleSlots`, `ruleHashes`, `languageCache`) for `rules`
+    /// campaign indices, empty, unless they already are.
+    mutating func prepareRuleTables(rules: Int) {
+        if ruleSlots.count != rules {
+            ruleSlots = Array(repeating: .max, count: rules)
+            ruleHashes = Array(repeating: 0, count: rules)
+        }
+        if languageCache.rules != rules { languageCache = RuleLocaleTable(rules: rules) }
+    }
+
+    /// The language of records of (campaign index, ledger locale slot, trigger), once noted.
     @inline(__always)
-    static func languageKey(rule: Int, locale: UInt32, trigger: EventKind) -> UInt64 {
-        UInt64(rule) << 32 | UInt64(locale) << 1 | (trigger == .enter ? 0 : 1)
+    func language(rule: Int, locale: UInt32, trigger: EventKind) -> UInt32? {
+        languageCache.value(rule: rule, locale: locale, trigger: trigger).map { UInt32(truncatingIfNeeded: $0) }
+    }
+
+    mutating func setLanguage(_ language: UInt32, rule: Int, locale: UInt32, trigger: EventKind) {
+        languageCache.set(rule: rule, locale: locale, trigger: trigger, Int64(language))
     }
 
     /// The ledger key of a record id.
@@ -139,7 +168,7 @@ public struct DeliveryLedger: Sendable {
         catchUp()
         ruleSlots = []
         ruleHashes = []
-        languageCache = PackedTable()
+        languageCache = RuleLocaleTable(rules: 0)
         engineLocales = []
         engineBeacons = []
         for i in entries.indices { entries[i].rule = -1 }
@@ -208,20 +237,24 @@ public struct DeliveryLedger: Sendable {
     func locale(_ slot: UInt32) -> String? { slot == 0 ? nil : locales[Int(slot - 1)] }
 
     /// Remembers a delivered record, indexed later (`catchUp`); an id delivered before is not
-    /// counted again.
+    /// counted again. The rule's campaign slot (`ruleSlots`) and its language for this locale
+    /// and trigger (`setLanguage`) must be noted already.
     @inline(__always)
-    mutating func deliverLater(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) {
-        unindexed.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0))
+    mutating func deliverLater(key: UInt64, rule: Int32, locale: UInt32, beacon: UInt32, trigger: EventKind) {
+        unindexed.append(PendingDelivery(key: key, rule: rule, beacon: beacon, locale: locale, trigger: trigger))
     }
 
-    /// Remembers a delivered record now; false when the id was delivered before (it is not counted again).
+    /// Remembers a delivered record now (a saved ledger's line); false when the id was delivered
+    /// before (it is not counted again).
     @discardableResult
     mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) -> Bool {
         catchUp()
-        let before = entries.count
-        deliverLater(key: key, rule: rule, campaign: campaign, language: language, locale: locale, beacon: beacon, trigger: trigger)
-        catchUp()
-        return entries.count > before
+        guard index[key] == nil else { return false }
+        let next = Int32(entries.count)
+        index[key] = next
+        noteChange(next)
+        entries.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0))
+        return true
     }
 
     /// Sets `bits` on an entry; true when any of them is new.

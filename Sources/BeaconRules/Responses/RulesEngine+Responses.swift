@@ -131,9 +131,10 @@ extension RulesEngine {
     /// The ledger's language of a record (the localized block's key, else the language of the
     /// button titles), remembered for (rule, locale, trigger) `key`.
     @discardableResult
-    mutating func noteLanguage(of record: NotificationRecord, deviceLocale: String?, key: UInt64) -> UInt32 {
+    mutating func noteLanguage(of record: NotificationRecord, deviceLocale: String?, rule: Int, locale: UInt32, trigger: EventKind) -> UInt32 {
         let language = ledger.languageSlot(record.language ?? chooser.locales.servingTag(for: deviceLocale) ?? "en")
-        ledger.languageCache.set(key, Int64(language))
+        ledger.prepareRuleTables(rules: campaigns.campaigns.count)
+        ledger.setLanguage(language, rule: rule, locale: locale, trigger: trigger)
         return language
     }
 
@@ -146,26 +147,21 @@ extension RulesEngine {
         let locale = knownLocale ?? ledger.localeSlot(event.localeText)
         // Through the engine's beacon number when it has one: no hashing of the beacon per event.
         let beacon = eventBeacon >= 0 ? ledger.beaconSlot(engineNumber: eventBeacon, event.beacon) : ledger.beaconSlot(event.beacon)
-        if ledger.ruleSlots.count != campaigns.campaigns.count {
-            ledger.ruleSlots = Array(repeating: .max, count: campaigns.campaigns.count)
-            ledger.ruleHashes = Array(repeating: 0, count: campaigns.campaigns.count)
-        }
+        ledger.prepareRuleTables(rules: campaigns.campaigns.count)
         for firing in pending {
             let index = Int(firing.index)
             if firing.isSilent { continue }
-            var slot = ledger.ruleSlots[index]
-            if slot == .max {
+            // What every record of the rule shares, noted the first time: its campaign slot and
+            // the hash of `EID:`, then its language per locale and trigger.
+            if ledger.ruleSlots[index] == .max {
                 let campaign = campaigns.campaigns[index]
-                slot = ledger.campaignSlot(campaign.id, eid: campaign.eid)
-                ledger.ruleSlots[index] = slot
+                ledger.ruleSlots[index] = ledger.campaignSlot(campaign.id, eid: campaign.eid)
                 var h = FNV1a()
                 h.add(campaign.eid.utf8)
                 ledger.ruleHashes[index] = h.value
             }
-            let cacheKey = DeliveryLedger.languageKey(rule: index, locale: locale, trigger: event.kind)
-            let language: UInt32
-            if let cached = ledger.languageCache.value(cacheKey) { language = UInt32(cached) } else {
-                language = noteLanguage(of: record(for: campaigns.campaigns[index], event: event.event, fireDate: event.time), deviceLocale: event.localeText, key: cacheKey)
+            if ledger.language(rule: index, locale: locale, trigger: event.kind) == nil {
+                noteLanguage(of: record(for: campaigns.campaigns[index], event: event.event, fireDate: event.time), deviceLocale: event.localeText, rule: index, locale: locale, trigger: event.kind)
             }
             var h = FNV1a(value: ledger.ruleHashes[index])
             if let idSuffix {
@@ -176,7 +172,7 @@ extension RulesEngine {
                 h.add(byte: 0x3A)
                 h.add(bytes: event.id)
             }
-            ledger.deliverLater(key: h.value, rule: Int32(index), campaign: slot, language: language, locale: locale, beacon: beacon, trigger: event.kind)
+            ledger.deliverLater(key: h.value, rule: Int32(index), locale: locale, beacon: beacon, trigger: event.kind)
         }
     }
 }

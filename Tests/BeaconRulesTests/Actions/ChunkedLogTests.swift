@@ -25,8 +25,11 @@ struct ChunkedLogTests {
 
     @Test func theLedgerCountsEachDeliveredIdOnceAcrossChunks() {
         var ledger = DeliveryLedger()
+        ledger.prepareRuleTables(rules: 1)
+        ledger.ruleSlots[0] = 0
+        ledger.setLanguage(0, rule: 0, locale: 0, trigger: .enter)
         for i in 0..<70_000 {
-            ledger.deliverLater(key: UInt64(i % 65_000), rule: 0, campaign: 0, language: 0, locale: 0, beacon: 0, trigger: .enter)
+            ledger.deliverLater(key: UInt64(i % 65_000), rule: 0, locale: 0, beacon: 0, trigger: .enter)
         }
         #expect(ledger.count == 65_000)
         ledger.catchUp()

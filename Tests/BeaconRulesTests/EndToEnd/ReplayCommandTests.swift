@@ -43,6 +43,10 @@ struct ReplayCommandTests {
         #expect(a.stderr.isEmpty)
         #expect(!a.stdout.isEmpty)
         #expect(a.stdout.replacingOccurrences(of: dir + "/edged.jsonl", with: "T") == b.stdout.replacingOccurrences(of: dir + "/plain.jsonl", with: "T"))
+        // A file is mapped; a pipe is read in chunks, and a 3 MB line outgrows the chunk.
+        let piped = try CommandRunner.run(["replay"], stdin: text)
+        #expect(piped.status == 0 && piped.stderr.isEmpty)
+        #expect(piped.stdout.replacingOccurrences(of: "stdin:", with: "T:") == b.stdout.replacingOccurrences(of: dir + "/plain.jsonl:", with: "T:"))
     }
 
     @Test func stdinIsReadWhenNoFileOrDashIsGiven() throws {
