@@ -38,16 +38,17 @@ enum RecordHead {
 
     /// `","device":"DEVICE","event":"EVENT","trigger":"enter","beacon":"PID","fireDate":"`: the
     /// fire date and its closing quote follow.
+    /// `pidText`: the pid as `c.pid` writes it, copied instead (the event's line had it so).
     static func writeEventFields(
         _ c: inout ByteCursor, device: UnsafeBufferPointer<UInt8>, event: UnsafeBufferPointer<UInt8>,
-        trigger: EventKind, beacon: BeaconID
+        trigger: EventKind, beacon: BeaconID, pidText: UnsafeBufferPointer<UInt8>? = nil
     ) {
         c.copy(#"","device":""#)
         c.copy(device)
         c.copy(#"","event":""#)
         c.copy(event)
         c.copy(trigger == .enter ? #"","trigger":"enter","beacon":""# : #"","trigger":"exit","beacon":""#)
-        c.pid(beacon)
+        if let pidText { c.copy(pidText) } else { c.pid(beacon) }
         c.copy(#"","fireDate":""#)
     }
 
@@ -126,9 +127,14 @@ struct EventHead {
             var c = ByteCursor(buffer.baseAddress!)
             RecordHead.writeIDClosing(&c, device: device, event: id)
             idClosing = 0..<c.count
-            RecordHead.writeEventFields(&c, device: device, event: id, trigger: event.kind, beacon: event.beacon)
+            RecordHead.writeEventFields(&c, device: device, event: id, trigger: event.kind, beacon: event.beacon, pidText: event.pidText)
             fields = idClosing.upperBound..<c.count
-            RecordHead.writeFireDate(&c, event.time)
+            if let text = event.timeText {
+                c.copy(text)
+                c.byte(0x22)
+            } else {
+                RecordHead.writeFireDate(&c, event.time)
+            }
             time = fields.upperBound..<c.count
         }
     }

@@ -19,6 +19,10 @@ extension EventParser {
         var beacon: BeaconID
         var time: Timestamp
         var locale: Range<Int>?
+        /// Where the pid and the time are written: when the line writes them as records do
+        /// (`canonicalText`), a record's head copies them instead of formatting them.
+        var pidText: Range<Int>
+        var timeText: Range<Int>
 
         @inline(__always)
         func event(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent {
@@ -36,15 +40,21 @@ extension EventParser {
         guard literal(b, &p, "{\"id\":"), let id = plainString(b, &p),
               literal(b, &p, ",\"device\":"), let device = plainString(b, &p),
               literal(b, &p, ",\"type\":"), let kind = knownType(b, &p),
-              literal(b, &p, ",\"beacon\":"), let beacon = quotedPid(b, &p),
-              literal(b, &p, ",\"time\":"), let time = quotedUTCTime(b, &p) else { return nil }
+              literal(b, &p, ",\"beacon\":") else { return nil }
+        let pidStart = p + 1
+        guard let beacon = quotedPid(b, &p), literal(b, &p, ",\"time\":") else { return nil }
+        let timeStart = p + 1
+        guard let time = quotedUTCTime(b, &p) else { return nil }
+        let timeEnd = p - 1
         var locale: Range<Int>?
         if literal(b, &p, ",\"locale\":") {
             guard let text = plainString(b, &p) else { return nil }
             locale = text
         }
         guard p + 1 == b.count, b[p] == 0x7D else { return nil }
-        return UsualLine(id: id, device: device, kind: kind, beacon: beacon, time: time, locale: locale)
+        return UsualLine(
+            id: id, device: device, kind: kind, beacon: beacon, time: time, locale: locale,
+            pidText: pidStart..<pidStart + 42, timeText: timeStart..<timeEnd)
     }
 
     /// Reads `word` at `p` and moves past it; false (nothing moved) when the bytes differ.
@@ -73,5 +83,21 @@ extension EventParser {
     @inline(__always)
     fileprivate static func text(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
+    }
+
+    /// Whether a pid and a time read from a line (`scanUsualLayout`) are written there exactly as
+    /// a record writes them: the pid's hex digits in lower case, the time without `.000`
+    /// (records leave out zero milliseconds).
+    static func canonicalText(pid: UnsafeBufferPointer<UInt8>, time: UnsafeBufferPointer<UInt8>) -> (pid: Bool, time: Bool) {
+        var upper: UInt64 = 0
+        let raw = UnsafeRawPointer(pid.baseAddress!)
+        for k in 0..<4 {
+            // Hex digits, all below 0x80: the high bit of x + (0x80 - 0x41) and not of
+            // x + (0x80 - 0x47) marks a byte in A...F.
+            let w = raw.loadUnaligned(fromByteOffset: 8 * k, as: UInt64.self)
+            upper |= (w &+ 0x3F3F_3F3F_3F3F_3F3F) & ~(w &+ 0x3939_3939_3939_3939) & 0x8080_8080_8080_8080
+        }
+        let zeroMillis = time.count == 24 && time[20] == 0x30 && time[21] == 0x30 && time[22] == 0x30
+        return (upper == 0, !zeroMillis)
     }
 }

@@ -12,6 +12,10 @@ public struct InPlaceEvent {
     public var time: Timestamp
     /// nil when the event names no locale.
     public var locale: UnsafeBufferPointer<UInt8>?
+    /// The beacon's pid and the time as a record writes them, when the line had them so (the
+    /// record's head copies them), else nil (the head formats them).
+    public var pidText: UnsafeBufferPointer<UInt8>? = nil
+    public var timeText: UnsafeBufferPointer<UInt8>? = nil
 
     /// The event with `String`s, for the paths that keep or show its fields (rare on the hot path:
     /// a record tail rendered for the first time).
@@ -54,6 +58,10 @@ public struct InPlaceEventBatch: ~Copyable {
         var deviceCount: Int32
         var locale: Int32
         var localeCount: Int32
+        /// -1: not written as records write it.
+        var pidText: Int32 = -1
+        var timeText: Int32 = -1
+        var timeTextCount: Int32 = 0
         var kind: EventKind
         var beacon: BeaconID
         var time: Timestamp
@@ -91,7 +99,9 @@ public struct InPlaceEventBatch: ~Copyable {
             id: UnsafeBufferPointer(start: base + Int(p.id), count: Int(p.idCount)),
             device: UnsafeBufferPointer(start: base + Int(p.device), count: Int(p.deviceCount)),
             kind: p.kind, beacon: p.beacon, time: p.time,
-            locale: p.localeCount < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.locale), count: Int(p.localeCount)))
+            locale: p.localeCount < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.locale), count: Int(p.localeCount)),
+            pidText: p.pidText < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.pidText), count: 42),
+            timeText: p.timeText < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.timeText), count: Int(p.timeTextCount)))
     }
 
     /// Appends the event of a line in the usual layout (`EventParser.scanUsualLayout`), keeping a
@@ -102,10 +112,14 @@ public struct InPlaceEventBatch: ~Copyable {
         (storage + at).update(from: line.baseAddress!, count: line.count)
         used = at + line.count
         let o = Int32(at)
+        let canonical = EventParser.canonicalText(
+            pid: UnsafeBufferPointer(rebasing: line[usual.pidText]), time: UnsafeBufferPointer(rebasing: line[usual.timeText]))
         parts.append(Parts(
             id: o + Int32(usual.id.lowerBound), idCount: Int32(usual.id.count),
             device: o + Int32(usual.device.lowerBound), deviceCount: Int32(usual.device.count),
             locale: o + Int32(usual.locale?.lowerBound ?? 0), localeCount: usual.locale.map { Int32($0.count) } ?? -1,
+            pidText: canonical.pid ? o + Int32(usual.pidText.lowerBound) : -1,
+            timeText: canonical.time ? o + Int32(usual.timeText.lowerBound) : -1, timeTextCount: Int32(usual.timeText.count),
             kind: usual.kind, beacon: usual.beacon, time: usual.time))
         return true
     }

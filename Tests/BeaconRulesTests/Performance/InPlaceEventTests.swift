@@ -98,4 +98,36 @@ struct InPlaceEventTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
         #expect(expected.contains("你好") && expected.contains("Hallo") && expected.contains("Hello"))
     }
+
+    /// A record's head copies the line's pid and time when the line writes them as records do,
+    /// and formats them otherwise: upper-case hex, zero milliseconds, no milliseconds, and a
+    /// time the record writes differently all give the reference records.
+    @Test func pidAndTimeAreCopiedOnlyWhenWrittenAsRecordsWriteThem() throws {
+        var fast = try Harness.engine(ResponseTests.campaign)
+        var reference = try Harness.engine(ResponseTests.campaign)
+        let lower = ResponseTests.beacon, upper = ResponseTests.beacon.uppercased()
+        let variants = [
+            (lower, "2026-05-10T16:00:00.071Z", true, true), (upper, "2026-05-10T16:00:00.071Z", false, true),
+            (lower, "2026-05-10T16:00:00.000Z", true, false), (upper, "2026-05-10T16:00:00Z", false, true),
+            (lower, "2026-05-10T16:00:00.100Z", true, true), (lower, "2026-05-10T16:00:59Z", true, true),
+        ]
+        var batch = InPlaceEventBatch()
+        for (n, (pid, time, _, _)) in variants.enumerated() {
+            let line = #"{"id":"e\#(n)","device":"d\#(n)","type":"enter","beacon":"\#(pid)","time":"\#(time)","locale":"en"}"#
+            let read = Array(line.utf8).withUnsafeBufferPointer { batch.appendUsualLayout($0) }
+            #expect(read)
+        }
+        var writer = JSONWriter()
+        var expected = ""
+        for (n, (_, _, pidCopied, timeCopied)) in variants.enumerated() {
+            #expect((batch[n].pidText != nil) == pidCopied)
+            #expect((batch[n].timeText != nil) == timeCopied)
+            fast.write(batch[n], into: &writer)
+            for record in reference.process(batch[n].event) { expected += record.jsonLine + "\n" }
+        }
+        let got = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(got == expected)
+        #expect(got.contains(#""fireDate":"2026-05-10T16:00:00Z""#) && got.contains(#""fireDate":"2026-05-10T16:00:00.1Z""#) == false)
+        #expect(!got.contains(upper))
+    }
 }
