@@ -57,13 +57,29 @@ extension EventParser {
             pidText: pidStart..<pidStart + 42, timeText: timeStart..<timeEnd)
     }
 
-    /// Reads `word` at `p` and moves past it; false (nothing moved) when the bytes differ.
+    /// Reads `word` at `p` and moves past it; false (nothing moved) when the bytes differ. Compared
+    /// eight, four, two and one bytes at a time (the key literals are 6 to 10 bytes).
     @inline(__always)
     private static func literal(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ word: StaticString) -> Bool {
         let n = word.utf8CodeUnitCount
         guard p + n <= b.count else { return false }
-        let w = word.utf8Start
-        for k in 0..<n where b[p + k] != w[k] { return false }
+        let line = UnsafeRawPointer(b.baseAddress! + p), text = UnsafeRawPointer(word.utf8Start)
+        var k = 0
+        while k + 8 <= n {
+            guard line.loadUnaligned(fromByteOffset: k, as: UInt64.self) == text.loadUnaligned(fromByteOffset: k, as: UInt64.self) else { return false }
+            k += 8
+        }
+        if k + 4 <= n {
+            guard line.loadUnaligned(fromByteOffset: k, as: UInt32.self) == text.loadUnaligned(fromByteOffset: k, as: UInt32.self) else { return false }
+            k += 4
+        }
+        if k + 2 <= n {
+            guard line.loadUnaligned(fromByteOffset: k, as: UInt16.self) == text.loadUnaligned(fromByteOffset: k, as: UInt16.self) else { return false }
+            k += 2
+        }
+        if k < n {
+            guard line.load(fromByteOffset: k, as: UInt8.self) == text.load(fromByteOffset: k, as: UInt8.self) else { return false }
+        }
         p += n
         return true
     }
