@@ -244,13 +244,13 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     private var writer = JSONWriter(capacity: 1 << 16)
     private var records = JSONWriter(capacity: 1 << 12)
     /// The events of the lines being prefetched (`prefetch`), reused.
-    private var prefetching: [BeaconEvent] = []
+    private var prefetching = InPlaceEventBatch()
 
     /// Loads what the events among `lines` will read (changing nothing), when they go straight
     /// to the rules.
     private func prefetch(_ lines: ArraySlice<RequestLine>) {
         if presence.settings.flickerControl { return }
-        prefetching.removeAll(keepingCapacity: true)
+        prefetching.removeAll()
         for line in lines { if case .event(let event, _) = line { prefetching.append(event) } }
         if prefetching.count > 1 { presence.engine.prefetch(prefetching) }
     }
