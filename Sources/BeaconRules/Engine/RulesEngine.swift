@@ -32,7 +32,6 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Internal and per engine so that tests can drive every event down the per-event path.
     var beaconLimit = 1 << 20
     var rowLimit = 1 << 21
-    private var firedSlots: [Int32] = []
     /// The firings of the current event (internal: the delivery ledger reads them).
     var pending: [Firing] = []
     /// Rendered record tails (see `RecordWriter`), each with its line's newline, and where each is
@@ -77,6 +76,8 @@ public struct RulesEngine<Store: SuppressionStore> {
         var fireDate: Int64
         var rank: Int32
         var index: Int32
+        /// The rule's campaign id slot: actions that share an eid fire once per event.
+        var idSlot: Int32
         /// The rule's `isSilent` (the ledger skips silent records without reading the rule again).
         var isSilent: Bool
         /// Where the record's tail is in `tailArena` (address << 16 | length), -1 when not cached.
@@ -95,7 +96,6 @@ public struct RulesEngine<Store: SuppressionStore> {
         tailIndex = RuleLocaleTable(rules: campaigns.campaigns.count)
         rows = campaigns.rules.map { CandidateRow(rule: $0, keepsState: campaigns.keepsState[Int($0.idSlot)]) }
         scratch.reserveCapacity(16)
-        firedSlots.reserveCapacity(16)
         pending.reserveCapacity(16)
     }
 
@@ -135,7 +135,6 @@ public struct RulesEngine<Store: SuppressionStore> {
             range = 0..<scratch.count
         }
         if range.isEmpty { return }
-        firedSlots.removeAll(keepingCapacity: true)
         let time = event.time.milliseconds
         let bit = CompiledRule.bit(event.kind)
         var device = store.existingKey(deviceUTF8: event.device)
@@ -146,7 +145,7 @@ public struct RulesEngine<Store: SuppressionStore> {
             if rule.triggerMask & bit == 0 { continue }
             if bit == 1 && rule.dwell != dwellMatch { continue }
             // Actions that share an eid are one campaign: the first that fires speaks for it.
-            if firedSlots.contains(rule.idSlot) { continue }
+            if pending.contains(where: { $0.idSlot == rule.idSlot }) { continue }
             if row.keepsState {
                 let key = campaignKeys[Int(rule.idSlot)]
                 let last = device.flatMap { store.lastFiring($0, key)?.milliseconds }
@@ -154,13 +153,11 @@ public struct RulesEngine<Store: SuppressionStore> {
                 let deviceKey = device ?? store.key(deviceUTF8: event.device)
                 device = deviceKey
                 store.recordFiring(deviceKey, key, at: event.time)
-                firedSlots.append(rule.idSlot)
-                pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, isSilent: rule.isSilent))
+                pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, idSlot: rule.idSlot, isSilent: rule.isSilent))
                 continue
             }
             guard let fireDate = campaigns.fireDate(rule, time: time, last: nil) else { continue }
-            firedSlots.append(rule.idSlot)
-            pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, isSilent: rule.isSilent))
+            pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, idSlot: rule.idSlot, isSilent: rule.isSilent))
         }
         if pending.count > 1 {
             pending.sort { ($0.fireDate, $0.rank, $0.index) < ($1.fireDate, $1.rank, $1.index) }
