@@ -101,7 +101,8 @@ struct EventHead {
     mutating func prepare(_ event: InPlaceEvent) {
         var out: [UInt8] = []
         swap(&out, &bytes)
-        let deviceUnescaped = !JSONWriter.needsEscapes(event.device), idUnescaped = !JSONWriter.needsEscapes(event.id)
+        let deviceUnescaped = event.isPlain || !JSONWriter.needsEscapes(event.device)
+        let idUnescaped = event.isPlain || !JSONWriter.needsEscapes(event.id)
         if deviceUnescaped && idUnescaped {
             write(event, device: event.device, id: event.id, into: &out)
         } else {

@@ -16,6 +16,9 @@ public struct InPlaceEvent {
     /// record's head copies them), else nil (the head formats them).
     public var pidText: UnsafeBufferPointer<UInt8>? = nil
     public var timeText: UnsafeBufferPointer<UInt8>? = nil
+    /// The id and device are known to need no escapes in JSON (plain ASCII with no quote,
+    /// backslash or control byte, as the usual layout's strings are); false: not known.
+    public var isPlain = false
 
     /// The event with `String`s, for the paths that keep or show its fields (rare on the hot path:
     /// a record tail rendered for the first time).
@@ -62,6 +65,7 @@ public struct InPlaceEventBatch: ~Copyable {
         var pidText: Int32 = -1
         var timeText: Int32 = -1
         var timeTextCount: Int32 = 0
+        var isPlain = false
         var kind: EventKind
         var beacon: BeaconID
         var time: Timestamp
@@ -101,7 +105,8 @@ public struct InPlaceEventBatch: ~Copyable {
             kind: p.kind, beacon: p.beacon, time: p.time,
             locale: p.localeCount < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.locale), count: Int(p.localeCount)),
             pidText: p.pidText < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.pidText), count: 42),
-            timeText: p.timeText < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.timeText), count: Int(p.timeTextCount)))
+            timeText: p.timeText < 0 ? nil : UnsafeBufferPointer(start: base + Int(p.timeText), count: Int(p.timeTextCount)),
+            isPlain: p.isPlain)
     }
 
     /// Appends the event of a line in the usual layout (`EventParser.scanUsualLayout`), keeping a
@@ -120,7 +125,7 @@ public struct InPlaceEventBatch: ~Copyable {
             locale: o + Int32(usual.locale?.lowerBound ?? 0), localeCount: usual.locale.map { Int32($0.count) } ?? -1,
             pidText: canonical.pid ? o + Int32(usual.pidText.lowerBound) : -1,
             timeText: canonical.time ? o + Int32(usual.timeText.lowerBound) : -1, timeTextCount: Int32(usual.timeText.count),
-            kind: usual.kind, beacon: usual.beacon, time: usual.time))
+            isPlain: true, kind: usual.kind, beacon: usual.beacon, time: usual.time))
         return true
     }
 

@@ -20,7 +20,11 @@ struct InPlaceEventTests {
         for event in Self.awkward { batch.append(event) }
         let count = batch.count
         #expect(count == Self.awkward.count)
-        for (i, event) in Self.awkward.enumerated() { #expect(batch[i].event == event) }
+        for (i, event) in Self.awkward.enumerated() {
+            #expect(batch[i].event == event)
+            // Copied-in events are checked for escapes when written; only usual lines are known plain.
+            #expect(!batch[i].isPlain)
+        }
         batch.removeAll()
         let empty = batch.isEmpty
         #expect(empty)
@@ -43,7 +47,10 @@ struct InPlaceEventTests {
             let read = Array(line.utf8).withUnsafeBufferPointer { batch.appendUsualLayout($0) }
             #expect(read)
         }
-        for (i, line) in lines.enumerated() { #expect(batch[i].event == (try EventParser.parse(line: line, fallbackID: "x"))) }
+        for (i, line) in lines.enumerated() {
+            #expect(batch[i].event == (try EventParser.parse(line: line, fallbackID: "x")))
+            #expect(batch[i].isPlain)
+        }
         let others = [
             #"{"device":"d","id":"e","type":"enter","beacon":"7367672374000000ffff0000ffff00070733107331","time":"2026-05-10T16:00:00Z"}"#,
             #"{"id":"e\"","device":"d","type":"enter","beacon":"7367672374000000ffff0000ffff00070733107331","time":"2026-05-10T16:00:00Z"}"#,
