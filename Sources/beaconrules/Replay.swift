@@ -166,7 +166,10 @@ struct Replay: ParsableCommand {
             func apply(_ input: InputLine, number: Int, positionalID: Bool) throws {
                 let start = writer.bytes.count
                 switch input {
-                case .response, .beacon where direct:
+                case .beacon where !direct, .sighting:
+                    // Sightings, and given events under flicker control: to the presence layer.
+                    if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
+                case .response, .beacon:
                     // Straight to the rules (and the answer log): responses always, given
                     // events unless flicker control holds them for the presence layer.
                     if let state, !positionalID, let answered = state.answer(event: input.id) {
@@ -178,8 +181,6 @@ struct Replay: ParsableCommand {
                         }
                         if let state, !positionalID { state.remember(event: input.id, records: Array(writer.bytes[start...])) }
                     }
-                case .beacon, .sighting:
-                    if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
                 }
             }
             let hotPath = direct && format == .records && state == nil
