@@ -193,7 +193,7 @@ struct Replay: ParsableCommand {
                         switch line.outcome {
                         case .event(let i):
                             if hotPath {
-                                engine.engine.write(events[i], into: &writer)
+                                engine.engine.write(events, at: i, into: &writer)
                             } else {
                                 try apply(.beacon(events[i].event), number: line.number, positionalID: line.positionalID)
                             }

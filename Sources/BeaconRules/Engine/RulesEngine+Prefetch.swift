@@ -18,9 +18,19 @@ extension RulesEngine {
     }
 
     /// `prefetch` for a batch read in place (the events are then written from the batch).
+    /// What it finds (each device's key, each beacon's number and run) is kept for
+    /// `write(batch, at:)`.
     public mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
-        var sink = store.prefetch(devicesOf: events)
         let n = events.count
+        var devices: [Store.DeviceKey?] = []
+        swap(&devices, &prefetchedDevices)
+        devices.removeAll(keepingCapacity: true)
+        devices.append(contentsOf: repeatElement(nil, count: n))
+        var sink = store.prefetch(devicesOf: events, keys: &devices)
+        swap(&devices, &prefetchedDevices)
+        prefetchedBeacons.removeAll(keepingCapacity: true)
+        prefetchedBeacons.append(contentsOf: repeatElement((number: -1, run: 0), count: n))
+        prefetchedStamp = events.stamp
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             for i in 0..<n { hashes[i] = events[i].beacon.fastHash }
             for i in 0..<n { sink ^= beaconNumbers.touch(hash: hashes[i]) }
@@ -31,7 +41,8 @@ extension RulesEngine {
                     for i in 0..<n {
                         ranges[i] = 0..<0
                         let event = events[i]
-                        guard let (_, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
+                        guard let (number, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
+                        prefetchedBeacons[i] = (Int32(truncatingIfNeeded: number), run)
                         let range = Self.candidateRange(run, event.kind)
                         guard !range.isEmpty, range.upperBound <= lists.count else { continue }
                         ranges[i] = range

@@ -62,6 +62,13 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// Where `prefetch` keeps a word of what it loaded, so the loads are not optimized away.
     var prefetchSink: UInt64 = 0
+    /// What the last `prefetch(batch)` found, by each event's place in that batch (whose `stamp`
+    /// is `prefetchedStamp`): the device's key when the store knew it, and the beacon's number and
+    /// candidate run (number -1: not numbered then). `write(batch, at:)` starts from these instead
+    /// of looking both up again; what was not known then is looked up as usual.
+    var prefetchedStamp: UInt64 = 0
+    var prefetchedDevices: [Store.DeviceKey?] = []
+    var prefetchedBeacons: [(number: Int32, run: UInt64)] = []
 
     /// Distinct device languages whose record tails are cached; beyond this, tails are rendered per record.
     static var cachedLanguageLimit: Int { 1024 }
@@ -120,11 +127,15 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// Decides which campaigns fire for `event`, updates the state, and leaves them in `pending`
     /// sorted by fire date, then campaign.
-    private mutating func match(_ event: InPlaceEvent) {
+    /// `knownDevice`, `knownBeacon`: the device's key and the beacon's number and run when
+    /// already known (`prefetch`); looked up when nil.
+    private mutating func match(_ event: InPlaceEvent, knownDevice: Store.DeviceKey? = nil, knownBeacon: (number: Int32, run: UInt64)? = nil) {
         pending.removeAll(keepingCapacity: true)
         let candidates: [Int32]
         let range: Range<Int>
-        if let (number, run) = beaconRun(event.beacon) {
+        let beacon: (Int, UInt64)?
+        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = beaconRun(event.beacon) }
+        if let (number, run) = beacon {
             eventBeacon = number
             candidates = candidateLists
             range = Self.candidateRange(run, event.kind)
@@ -137,7 +148,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         if range.isEmpty { return }
         let time = event.time.milliseconds
         let bit = CompiledRule.bit(event.kind)
-        var device = store.existingKey(deviceUTF8: event.device)
+        var device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
         for i in range {
             let index = candidates[i]
             let row = rows[Int(index)]
@@ -173,7 +184,21 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// `write` for an event read in place (`InPlaceEventBatch`): no `String` per field.
     public mutating func write(_ event: InPlaceEvent, into writer: inout JSONWriter) {
-        match(event)
+        write(event, knownDevice: nil, knownBeacon: nil, into: &writer)
+    }
+
+    /// `write` for the event at `i` of `batch`, starting from what `prefetch(batch)` found for it
+    /// when that was this batch's last prefetch.
+    public mutating func write(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
+        if batch.stamp == prefetchedStamp && i < prefetchedDevices.count && i < prefetchedBeacons.count {
+            write(batch[i], knownDevice: prefetchedDevices[i], knownBeacon: prefetchedBeacons[i], into: &writer)
+        } else {
+            write(batch[i], knownDevice: nil, knownBeacon: nil, into: &writer)
+        }
+    }
+
+    private mutating func write(_ event: InPlaceEvent, knownDevice: Store.DeviceKey?, knownBeacon: (number: Int32, run: UInt64)?, into writer: inout JSONWriter) {
+        match(event, knownDevice: knownDevice, knownBeacon: knownBeacon)
         if pending.isEmpty { return }
         eventHead.prepare(event)
         let slot = localeSlot(event.locale)

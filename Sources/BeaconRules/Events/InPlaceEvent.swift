@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A beacon event whose strings are UTF-8 bytes where they lie, not `String`s: the hot path
 /// reads lines in the usual layout into these (`InPlaceEventBatch`), and the engine hashes,
 /// compares and copies the bytes, so no field of the line becomes a `String`.
@@ -75,12 +77,20 @@ public struct InPlaceEventBatch: ~Copyable {
     private var capacity: Int
     private var used = 0
     private var parts: [Parts] = []
+    /// Unique to this batch's events since it was last emptied (a process-wide count): events are
+    /// only appended after it, so (stamp, index) names one event. The engine uses it to know that
+    /// what it prefetched for a batch is still about the same events.
+    public private(set) var stamp: UInt64
+
+    private static let stamps = Atomic<UInt64>(0)
+    private static func nextStamp() -> UInt64 { stamps.add(1, ordering: .relaxed).newValue }
 
     /// Room for `bytes` of strings (lines) before the buffer grows.
     public init(bytes: Int = 1 << 13) {
         capacity = max(bytes, 64)
         storage = .allocate(capacity: capacity)
         parts.reserveCapacity(64)
+        stamp = Self.nextStamp()
     }
 
     deinit { storage.deallocate() }
@@ -92,6 +102,7 @@ public struct InPlaceEventBatch: ~Copyable {
     public mutating func removeAll() {
         used = 0
         parts.removeAll(keepingCapacity: true)
+        stamp = Self.nextStamp()
     }
 
     /// The `i`th event appended, pointing into the batch's buffer.

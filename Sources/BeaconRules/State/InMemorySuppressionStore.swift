@@ -58,7 +58,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     /// The devices' table slots, then their runs, then their first and last entries: each stage
     /// a tight loop of independent loads.
-    public func prefetch(devicesOf events: borrowing InPlaceEventBatch) -> UInt64 {
+    public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [UInt32?]) -> UInt64 {
         let n = events.count
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { numbers in
@@ -66,7 +66,9 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
                 for i in 0..<n { hashes[i] = String.fastHash(utf8: events[i].device) }
                 for i in 0..<n { sink ^= devices.touch(hash: hashes[i]) }
                 for i in 0..<n {
-                    numbers[i] = devices.find(utf8: events[i].device, hash: hashes[i]).map { Int32($0.number) } ?? -1
+                    let number = devices.find(utf8: events[i].device, hash: hashes[i])?.number
+                    numbers[i] = number.map(Int32.init) ?? -1
+                    if let number { keys[i] = UInt32(number) }
                 }
                 return sink ^ firings.touch(devices: UnsafeBufferPointer(start: numbers.baseAddress, count: n))
             }

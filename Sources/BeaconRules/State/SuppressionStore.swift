@@ -27,14 +27,16 @@ public protocol SuppressionStore {
     func lastFiring(_ device: DeviceKey, _ campaign: CampaignKey) -> Timestamp?
     mutating func recordFiring(_ device: DeviceKey, _ campaign: CampaignKey, at time: Timestamp)
     /// Loads (changing nothing) what looking up the devices of `events` will read, so that the
-    /// batch's cache misses overlap (`RulesEngine.prefetch`). Returns a word of what it read,
+    /// batch's cache misses overlap (`RulesEngine.prefetch`), and sets `keys[i]` to the key of
+    /// event i's device when the store knows it already (`keys` has one nil per event; a store
+    /// may leave them nil). A key given stays the device's key. Returns a word of what it read,
     /// for the caller to keep so the loads are not optimized away.
-    func prefetch(devicesOf events: borrowing InPlaceEventBatch) -> UInt64
+    func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64
 }
 
 extension SuppressionStore {
     /// Stores that keep nothing in memory prefetch nothing.
-    public func prefetch(devicesOf events: borrowing InPlaceEventBatch) -> UInt64 { 0 }
+    public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64 { 0 }
 
     /// Through a `String` (stores whose keys are strings need one anyway).
     public func existingKey(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey? {

@@ -14,7 +14,7 @@ struct PrefetchTests {
         var batch = InPlaceEventBatch(bytes: 256)
         func flush() {
             engine.prefetch(batch)
-            for i in 0..<batch.count { engine.write(batch[i], into: &writer) }
+            for i in 0..<batch.count { engine.write(batch, at: i, into: &writer) }
             batch.removeAll()
         }
         for (offset, line) in text.split(separator: "\n").enumerated() {
@@ -44,6 +44,41 @@ struct PrefetchTests {
         #expect(got == expected)
         #expect(prefetched.store.entries == plain.store.entries)
         #expect(prefetched.ledger.count == plain.ledger.count)
+    }
+
+    /// What a prefetch found is used only for the batch it was made for, and only for the
+    /// events that batch held then: a batch emptied and filled again, another batch, and events
+    /// appended after the prefetch are all looked up afresh.
+    @Test func whatAPrefetchFoundIsUsedOnlyForTheEventsItWasMadeFor() throws {
+        var engine = try Harness.engine(ResponseTests.campaign)
+        var reference = try Harness.engine(ResponseTests.campaign)
+        let known = Harness.event(beacon: ResponseTests.beacon, at: "2026-05-10T16:00:00Z", device: "d1", id: "e1", locale: "en")
+        let other = Harness.event(beacon: String(repeating: "0", count: 32) + "0000100001", at: "2026-05-10T16:00:00Z", device: "d2", id: "e2", locale: "en")
+        var writer = JSONWriter()
+        var expected = ""
+        func write(_ batch: borrowing InPlaceEventBatch, _ i: Int, _ event: BeaconEvent) {
+            engine.write(batch, at: i, into: &writer)
+            for record in reference.process(event) { expected += record.jsonLine + "\n" }
+        }
+        // d1 and its beacon become known, as prefetched for a batch of [known].
+        var batch = InPlaceEventBatch()
+        batch.append(known)
+        engine.prefetch(batch)
+        write(batch, 0, known)
+        // The same batch refilled with another device and beacon: nothing of the prefetch applies.
+        batch.removeAll()
+        batch.append(other)
+        write(batch, 0, other)
+        // Another batch at the same place, and an event appended after the prefetch.
+        var second = InPlaceEventBatch()
+        second.append(Harness.event(beacon: ResponseTests.beacon, at: "2026-05-11T16:00:00Z", device: "d3", id: "e3", locale: "en"))
+        engine.prefetch(batch)
+        write(second, 0, Harness.event(beacon: ResponseTests.beacon, at: "2026-05-11T16:00:00Z", device: "d3", id: "e3", locale: "en"))
+        batch.append(known)
+        write(batch, 1, known)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+        #expect(expected.split(separator: "\n").count == 3)
+        #expect(engine.store.entries == reference.store.entries)
     }
 
     @Test func prefetchingBeaconsAndDevicesNeverSeenChangesNothing() throws {
