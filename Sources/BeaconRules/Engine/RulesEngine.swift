@@ -212,7 +212,7 @@ public struct RulesEngine<Store: SuppressionStore> {
                 if let packed = tailIndex.value(rule: Int(firing.index), locale: slot, trigger: event.kind) {
                     pending[i].tail = packed
                 } else {
-                    let (tail, record) = renderTail(index: Int(firing.index), event: event.event)
+                    let (tail, record) = renderTail(index: Int(firing.index), event: event.tailEvent)
                     if ledger.isEnabled {
                         // The ledger asks for the same record's language right after: it is known now.
                         noteLanguage(of: record, deviceLocale: event.localeText, rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind)
@@ -227,7 +227,7 @@ public struct RulesEngine<Store: SuppressionStore> {
                     }
                 }
             } else {
-                uncached[i] = renderTail(index: Int(firing.index), event: event.event).line
+                uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
             }
         }
         if ledger.isEnabled {
@@ -320,7 +320,8 @@ public struct RulesEngine<Store: SuppressionStore> {
         for firing in pending { body(Int(firing.index), firing.fireDate) }
     }
 
-    /// The record's tail with its line's newline, and the record it was rendered from.
+    /// The record's tail with its line's newline, and the record it was rendered from. A tail depends
+    /// only on the campaign, the trigger and the device's locale (`InPlaceEvent.tailEvent`).
     private mutating func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
         let record = record(for: campaigns.campaigns[index], event: event, fireDate: event.time)
         // A campaign's payload is the same in each of its tails (triggers, languages): written once.

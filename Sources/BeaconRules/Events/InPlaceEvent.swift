@@ -28,6 +28,12 @@ public struct InPlaceEvent {
         BeaconEvent(id: Self.text(id), device: Self.text(device), kind: kind, beacon: beacon, time: time, locale: locale.map(Self.text))
     }
 
+    /// The event as far as a record's tail depends on it (kind and locale; beacon and time kept),
+    /// with an empty id and device: rendering a tail then builds no id strings.
+    var tailEvent: BeaconEvent {
+        BeaconEvent(id: "", device: "", kind: kind, beacon: beacon, time: time, locale: locale.map(Self.text))
+    }
+
     public var deviceText: String { Self.text(device) }
     public var localeText: String? { locale.map(Self.text) }
 
