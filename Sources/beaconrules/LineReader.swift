@@ -42,6 +42,9 @@ struct LineReader: ~Copyable {
             _ = madvise(map, Int(info.st_size), MADV_SEQUENTIAL)
             storage = UnsafeMutableBufferPointer(start: map.assumingMemoryBound(to: UInt8.self), count: Int(info.st_size))
             end = storage.count
+            // From where the descriptor stands, as reading would (stdin redirected from a file
+            // that something read part of first).
+            start = min(max(0, Int(lseek(fd, 0, SEEK_CUR))), end)
             atEnd = true
             mapped = true
         } else {
