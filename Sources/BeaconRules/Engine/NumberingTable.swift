@@ -9,7 +9,7 @@ protocol FastHashable: Equatable, Sendable {
 /// number and its payload, so a lookup reads one slot. The engine numbers the beacons events name
 /// (the payload says where their candidate lists are), the in-memory store numbers devices.
 struct NumberingTable<Key: FastHashable>: Sendable {
-    fileprivate struct Slot: Sendable {
+    private struct Slot: Sendable {
         var hash: UInt64
         var payload: UInt64
         /// The number + 1; 0 is an empty slot.
@@ -17,8 +17,8 @@ struct NumberingTable<Key: FastHashable>: Sendable {
         var key: Key?
     }
 
-    fileprivate var slots: [Slot]
-    fileprivate var mask: Int
+    private var slots: [Slot]
+    private var mask: Int
     /// The keys by number.
     private(set) var keys: [Key] = []
 
@@ -130,42 +130,5 @@ extension String: FastHashable {
         }
         h = (h ^ (h >> 29)) &* 0xBF58_476D_1CE4_E5B9
         return h ^ (h >> 32)
-    }
-}
-
-extension NumberingTable where Key == String {
-    /// `find` for the string with these UTF-8 bytes, without making it a `String`; `hash` is
-    /// `String.fastHash(utf8:)` of them.
-    @inline(__always)
-    func find(utf8 bytes: UnsafeBufferPointer<UInt8>, hash h: UInt64) -> (number: Int, payload: UInt64)? {
-        slots.withUnsafeBufferPointer { s in
-            var i = Int(truncatingIfNeeded: h) & mask
-            while true {
-                let slot = s[i]
-                if slot.number == 0 { return nil }
-                if slot.hash == h, var key = slot.key {
-                    let same = key.withUTF8 { Self.same($0, bytes) }
-                    if same { return (Int(slot.number - 1), slot.payload) }
-                }
-                i = (i + 1) & mask
-            }
-        }
-    }
-
-    /// Whether two byte runs are equal, eight bytes at a time.
-    @inline(__always)
-    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let x = a.baseAddress.map(UnsafeRawPointer.init), let y = b.baseAddress.map(UnsafeRawPointer.init) else { return true }
-        var i = 0
-        while i + 8 <= a.count {
-            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-            i += 8
-        }
-        while i < a.count {
-            if a[i] != b[i] { return false }
-            i += 1
-        }
-        return true
     }
 }

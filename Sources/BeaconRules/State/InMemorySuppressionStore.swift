@@ -1,7 +1,7 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
 /// (device, campaign) entry is 12 bytes (campaign and time side by side) in its device's run (`DeviceFirings`).
 public struct InMemorySuppressionStore: SuppressionStore, Sendable {
-    private var devices = NumberingTable<String>()
+    private var devices = DeviceTable()
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
     private var firings = DeviceFirings()
@@ -33,7 +33,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     @inline(__always)
     public func existingKey(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
-        devices.find(utf8: bytes, hash: String.fastHash(utf8: bytes)).map { UInt32($0.number) }
+        devices.find(utf8: bytes, hash: String.fastHash(utf8: bytes)).map { UInt32($0) }
     }
 
     public mutating func key(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
@@ -66,7 +66,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
                 for i in 0..<n { hashes[i] = String.fastHash(utf8: events[i].device) }
                 for i in 0..<n { sink ^= devices.touch(hash: hashes[i]) }
                 for i in 0..<n {
-                    let number = devices.find(utf8: events[i].device, hash: hashes[i])?.number
+                    let number = devices.find(utf8: events[i].device, hash: hashes[i])
                     numbers[i] = number.map(Int32.init) ?? -1
                     if let number { keys[i] = UInt32(number) }
                 }
@@ -90,7 +90,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         var result: [FiringEntry] = []
         result.reserveCapacity(firings.count)
         firings.forEach { device, campaign, ms in
-            result.append(FiringEntry(device: devices.keys[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
+            result.append(FiringEntry(device: devices.ids[Int(device)], campaign: campaigns[Int(campaign)], time: Timestamp(milliseconds: ms)))
         }
         return result.sorted { ($0.device, $0.campaign.canonical) < ($1.device, $1.campaign.canonical) }
     }

@@ -1,0 +1,135 @@
+/// Device ids numbered densely in first-seen order (0, 1, 2...), found by their UTF-8 bytes: the
+/// in-memory store's device numbers. Open addressing (linear probing, at most 5/8 full). A slot
+/// holds the id's hash, its number and, for ids of at most 16 bytes (nearly all), the bytes
+/// themselves as two words: a lookup reads one slot and compares three words, and touches no
+/// `String` (a table of `String` keys copied one out of the slot per probe). Longer ids are kept
+/// in `longIDs` and compared there. Ids compare by their bytes.
+struct DeviceTable: Sendable {
+    private struct Slot: Sendable {
+        var hash: UInt64
+        /// The number + 1; 0 is an empty slot.
+        var number: UInt32
+        var length: UInt32
+        /// The id's bytes, first byte lowest, zero after its end; for an id over 16 bytes, `low`
+        /// is where its bytes start in `longIDs`.
+        var low: UInt64
+        var high: UInt64
+    }
+
+    private var slots = [Slot](repeating: Slot(hash: 0, number: 0, length: 0, low: 0, high: 0), count: 1024)
+    private var mask = 1023
+    private var longIDs: [UInt8] = []
+    /// The ids by number.
+    private(set) var ids: [String] = []
+
+    var count: Int { ids.count }
+
+    /// The id's number, nil when it was never added; `hash` is `String.fastHash(utf8:)` of `id`.
+    @inline(__always)
+    func find(utf8 id: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
+        let (low, high) = Self.words(id)
+        return slots.withUnsafeBufferPointer { s in
+            var i = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let number = s[i].number
+                if number == 0 { return nil }
+                if s[i].hash == hash && s[i].length == UInt32(truncatingIfNeeded: id.count) {
+                    if id.count <= 16 {
+                        if s[i].low == low && s[i].high == high { return Int(number - 1) }
+                    } else if same(long: Int(s[i].low), id) {
+                        return Int(number - 1)
+                    }
+                }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
+    func number(_ id: String) -> Int? {
+        var id = id
+        return id.withUTF8 { find(utf8: $0, hash: String.fastHash(utf8: $0)) }
+    }
+
+    /// Reads the home slot of an id with hash `hash`, changing nothing (see `NumberingTable.touch`).
+    @inline(__always)
+    func touch(hash: UInt64) -> UInt64 {
+        slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: hash) & mask].hash }
+    }
+
+    /// Adds an id not in the table yet; returns its number (`count` before).
+    mutating func add(_ id: String) -> Int {
+        if (ids.count + 1) * 8 > slots.count * 5 { grow() }
+        let number = ids.count
+        ids.append(id)
+        var text = id
+        text.withUTF8 { bytes in
+            var slot = Slot(hash: String.fastHash(utf8: bytes), number: UInt32(number + 1), length: UInt32(bytes.count), low: 0, high: 0)
+            if bytes.count <= 16 {
+                (slot.low, slot.high) = Self.words(bytes)
+            } else {
+                slot.low = UInt64(longIDs.count)
+                longIDs.append(contentsOf: bytes)
+            }
+            insert(slot)
+        }
+        return number
+    }
+
+    private mutating func insert(_ slot: Slot) {
+        var i = Int(truncatingIfNeeded: slot.hash) & mask
+        while slots[i].number != 0 { i = (i + 1) & mask }
+        slots[i] = slot
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot](repeating: Slot(hash: 0, number: 0, length: 0, low: 0, high: 0), count: old.count * 2)
+        mask = slots.count - 1
+        for slot in old where slot.number != 0 { insert(slot) }
+    }
+
+    /// Whether the long id at `offset` of `longIDs` is `id` (lengths already equal).
+    private func same(long offset: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
+        longIDs.withUnsafeBufferPointer { all in
+            Self.same(UnsafeBufferPointer(rebasing: all[offset..<offset + id.count]), id)
+        }
+    }
+
+    /// The first 16 bytes as two words, first byte lowest, zero past the end (only an id of at
+    /// most 16 bytes is compared by them). Read without touching a byte past the id.
+    @inline(__always)
+    static func words(_ id: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        let n = id.count
+        guard n > 0, let base = id.baseAddress else { return (0, 0) }
+        let raw = UnsafeRawPointer(base)
+        if n >= 16 {
+            return (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        if n > 8 {
+            // The last eight bytes end at the id's end; shift out those that belong to `low`.
+            let last = raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            return (raw.loadUnaligned(as: UInt64.self), last >> (8 * UInt64(16 - n)))
+        }
+        if n == 8 { return (raw.loadUnaligned(as: UInt64.self), 0) }
+        var low: UInt64 = 0
+        for k in 0..<n { low |= UInt64(id[k]) << (8 * UInt64(k)) }
+        return (low, 0)
+    }
+
+    /// Whether two byte runs are equal, eight bytes at a time.
+    @inline(__always)
+    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress.map(UnsafeRawPointer.init), let y = b.baseAddress.map(UnsafeRawPointer.init) else { return true }
+        var i = 0
+        while i + 8 <= a.count {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        while i < a.count {
+            if a[i] != b[i] { return false }
+            i += 1
+        }
+        return true
+    }
+}

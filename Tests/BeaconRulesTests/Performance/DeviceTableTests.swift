@@ -1,0 +1,52 @@
+@testable import BeaconRules
+import Testing
+
+/// `DeviceTable`: device ids numbered in first-seen order and found by their bytes, short ones
+/// compared as two words in the slot, long ones in a side buffer.
+@Suite("Device ids numbered by their bytes")
+struct DeviceTableTests {
+    /// Ids of every length from 0 to 40 (both sides of 8 and 16 bytes), ids that are prefixes of
+    /// one another or differ only in their last byte, non-ASCII ids, and enough of them that the
+    /// table grows several times.
+    static let ids: [String] = {
+        var ids: [String] = []
+        for n in 0...40 { ids.append(String(repeating: "d", count: n)) }
+        for n in 1...40 { ids.append(String(repeating: "d", count: n - 1) + "e") }
+        ids += ["Gerät-ü", "Gerät-u", "日本の端末", "dev-86747", "dev-86748", "dev-8674"]
+        for k in 0..<5_000 { ids.append("device-\(k)") }
+        return ids
+    }()
+
+    @Test func everyIdGetsItsNumberBackByBytesAndByText() {
+        var table = DeviceTable()
+        for (n, id) in Self.ids.enumerated() {
+            #expect(table.number(id) == nil)
+            #expect(table.add(id) == n)
+        }
+        #expect(table.count == Self.ids.count)
+        for (n, id) in Self.ids.enumerated() {
+            var text = id
+            let byBytes = text.withUTF8 { table.find(utf8: $0, hash: String.fastHash(utf8: $0)) }
+            #expect(byBytes == n, "\(id)")
+            #expect(table.number(id) == n)
+            #expect(table.ids[n] == id)
+        }
+        for unknown in ["dddddddddddddddddddddddddddddddddddddddddd", "devic", "device-5000", "Gerät-ä", "dev-86749"] {
+            #expect(table.number(unknown) == nil, "\(unknown)")
+        }
+    }
+
+    /// Two ids of up to 16 bytes are told apart by every byte, whatever the length.
+    @Test func shortIdsAreComparedByEveryByte() {
+        for n in 1...16 {
+            let base = Array(repeating: UInt8(ascii: "a"), count: n)
+            let (low, high) = base.withUnsafeBufferPointer { DeviceTable.words($0) }
+            for k in 0..<n {
+                var other = base
+                other[k] = UInt8(ascii: "b")
+                let words = other.withUnsafeBufferPointer { DeviceTable.words($0) }
+                #expect(words.0 != low || words.1 != high, "length \(n), byte \(k)")
+            }
+        }
+    }
+}
