@@ -9,7 +9,7 @@ protocol FastHashable: Equatable, Sendable {
 /// number and its payload, so a lookup reads one slot. The engine numbers the beacons events name
 /// (the payload says where their candidate lists are), the in-memory store numbers devices.
 struct NumberingTable<Key: FastHashable>: Sendable {
-    private struct Slot: Sendable {
+    private struct Slot: NumberedSlot, Sendable {
         var hash: UInt64
         var payload: UInt64
         /// The number + 1; 0 is an empty slot.
@@ -75,17 +75,10 @@ struct NumberingTable<Key: FastHashable>: Sendable {
         return number
     }
 
-    private mutating func insert(_ slot: Slot) {
-        var i = Int(truncatingIfNeeded: slot.hash) & mask
-        while slots[i].number != 0 { i = (i + 1) & mask }
-        slots[i] = slot
-    }
+    private mutating func insert(_ slot: Slot) { LinearProbing.insert(slot, into: &slots, mask: mask) }
 
     private mutating func grow() {
-        let old = slots
-        slots = Array(repeating: Slot(hash: 0, payload: 0, number: 0, key: nil), count: old.count * 2)
-        mask = slots.count - 1
-        for slot in old where slot.number != 0 { insert(slot) }
+        LinearProbing.grow(&slots, mask: &mask, empty: Slot(hash: 0, payload: 0, number: 0, key: nil))
     }
 }
 

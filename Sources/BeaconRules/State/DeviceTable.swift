@@ -5,7 +5,8 @@
 /// `String` (a table of `String` keys copied one out of the slot per probe). Longer ids are kept
 /// in `longIDs` and compared there. Ids compare by their bytes.
 struct DeviceTable: Sendable {
-    private struct Slot: Sendable {
+    private struct Slot: NumberedSlot, Sendable {
+        static let empty = Slot(hash: 0, number: 0, length: 0, low: 0, high: 0)
         var hash: UInt64
         /// The number + 1; 0 is an empty slot.
         var number: UInt32
@@ -16,7 +17,7 @@ struct DeviceTable: Sendable {
         var high: UInt64
     }
 
-    private var slots = [Slot](repeating: Slot(hash: 0, number: 0, length: 0, low: 0, high: 0), count: 1024)
+    private var slots = [Slot](repeating: Slot.empty, count: 1024)
     private var mask = 1023
     private var longIDs: [UInt8] = []
     /// The ids by number.
@@ -75,18 +76,9 @@ struct DeviceTable: Sendable {
         return number
     }
 
-    private mutating func insert(_ slot: Slot) {
-        var i = Int(truncatingIfNeeded: slot.hash) & mask
-        while slots[i].number != 0 { i = (i + 1) & mask }
-        slots[i] = slot
-    }
+    private mutating func insert(_ slot: Slot) { LinearProbing.insert(slot, into: &slots, mask: mask) }
 
-    private mutating func grow() {
-        let old = slots
-        slots = [Slot](repeating: Slot(hash: 0, number: 0, length: 0, low: 0, high: 0), count: old.count * 2)
-        mask = slots.count - 1
-        for slot in old where slot.number != 0 { insert(slot) }
-    }
+    private mutating func grow() { LinearProbing.grow(&slots, mask: &mask, empty: Slot.empty) }
 
     /// Whether the long id at `offset` of `longIDs` is `id` (lengths already equal).
     private func same(long offset: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
