@@ -247,7 +247,8 @@ struct Replay: ParsableCommand {
                             queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                         }
                     }
-                    if queued.count == batchSize { try applyQueued() }
+                    // Applied early when its lines are huge: a batch holds at most 2 GiB of them.
+                    if queued.count == batchSize || events.byteCount >= 1 << 26 { try applyQueued() }
                 }
                 try applyQueued()
                 if let readError { throw readError }
@@ -296,14 +297,15 @@ struct Replay: ParsableCommand {
 
     struct OutputClosed: Error {}
 
-    /// Any input line; `positionalID`: it had no `id` and is known by `SOURCE:LINE` (not logged).
+    /// Any input line not in the usual layout (the batch has tried that already); `positionalID`:
+    /// it had no `id` and is known by `SOURCE:LINE` (not logged).
     static func parse(_ line: UnsafeBufferPointer<UInt8>, source: String, number: Int) throws(EventError) -> (InputLine, positionalID: Bool) {
         var positionalID = false
         func fallbackID() -> String {
             positionalID = true
             return "\(source):\(number)"
         }
-        let input = try EventParser.parseInput(line: line, fallbackID: fallbackID())
+        let input = try EventParser.parseInputInGeneral(line: line, fallbackID: fallbackID())
         return (input, positionalID)
     }
 }

@@ -26,9 +26,8 @@ extension EventParser {
 
         @inline(__always)
         func event(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent {
-            BeaconEvent(
-                id: text(b, id), device: text(b, device), kind: kind, beacon: beacon, time: time,
-                locale: locale.map { text(b, $0) })
+            func text(_ range: Range<Int>) -> String { InPlaceEvent.text(UnsafeBufferPointer(rebasing: b[range])) }
+            return BeaconEvent(id: text(id), device: text(device), kind: kind, beacon: beacon, time: time, locale: locale.map(text))
         }
     }
 
@@ -94,11 +93,6 @@ extension EventParser {
         guard end < b.count, b[end] == 0x22, end > start else { return nil }
         p = end + 1
         return start..<end
-    }
-
-    @inline(__always)
-    fileprivate static func text(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
     }
 
     /// Whether a pid and a time read from a line (`scanUsualLayout`) are written there exactly as

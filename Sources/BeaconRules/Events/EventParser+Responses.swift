@@ -8,8 +8,9 @@ extension EventParser {
         return try parseInputInGeneral(line: line, fallbackID: fallbackID())
     }
 
-    /// `parseInput` without the one-pass path for the usual layout (`parseCanonical`).
-    static func parseInputInGeneral(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
+    /// `parseInput` without the one-pass path for the usual layout (`parseCanonical`): for lines
+    /// that a caller has already tried in that layout (`InPlaceEventBatch.appendUsualLayout`).
+    public static func parseInputInGeneral(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
         try reporting {
             do {
                 var s = JSONScanner(line)

@@ -183,8 +183,8 @@ public enum EventParser {
     @inline(__always)
     static func quotedUTCTime(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> Timestamp? {
         guard p < b.count, b[p] == 0x22 else { return nil }
-        for length in 0..<2 {
-            let length = length == 0 ? 24 : 20
+        // With milliseconds (24 bytes), then without (20).
+        for length in stride(from: 24, through: 20, by: -4) {
             guard p + length + 2 <= b.count, b[p + length + 1] == 0x22 else { continue }
             if let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: b[p + 1..<p + 1 + length])) {
                 p += length + 2

@@ -34,7 +34,6 @@ public struct InPlaceEvent {
         BeaconEvent(id: "", device: "", kind: kind, beacon: beacon, time: time, locale: locale.map(Self.text))
     }
 
-    public var deviceText: String { Self.text(device) }
     public var localeText: String? { locale.map(Self.text) }
 
     /// Runs `body` on `event` read in place (its strings' own bytes, or a copy of them on the stack).
@@ -103,6 +102,9 @@ public struct InPlaceEventBatch: ~Copyable {
 
     public var count: Int { parts.count }
     public var isEmpty: Bool { parts.isEmpty }
+    /// Bytes of strings (lines) held: a batch holds at most 2 GiB, so a caller filling it with
+    /// lines of any length applies it well before (`replay` at 64 MiB).
+    public var byteCount: Int { used }
 
     /// Forgets every event, keeping the buffer.
     public mutating func removeAll() {

@@ -1,6 +1,6 @@
 /// An append-only list kept in chunks of fixed capacity: appending never moves what is already
 /// there. One growing array copies everything at each doubling and faults in fresh pages for the
-/// copy; the delivery ledger appends a 32-byte entry per record, tens of megabytes in a long
+/// copy; the delivery ledger appends a 24-byte delivery per record, tens of megabytes in a long
 /// replay, and that copying was a twentieth of replay's time.
 struct ChunkedLog<Element>: Sequence {
     private var chunks: [[Element]] = []

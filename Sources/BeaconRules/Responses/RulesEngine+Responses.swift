@@ -129,7 +129,7 @@ extension RulesEngine {
     /// `DEVICE:EVENT` continued from the campaign's cached `EID:` state and one insert; the campaign
     /// itself is read only the first time it fires (per locale and trigger for the language).
     /// The ledger's language of a record (the localized block's key, else the language of the
-    /// button titles), remembered for (rule, locale, trigger) `key`.
+    /// button titles), remembered for its campaign index `rule`, ledger `locale` slot and `trigger`.
     @discardableResult
     mutating func noteLanguage(of record: NotificationRecord, deviceLocale: String?, rule: Int, locale: UInt32, trigger: EventKind) -> UInt32 {
         let language = ledger.languageSlot(record.language ?? chooser.locales.servingTag(for: deviceLocale) ?? "en")

@@ -25,8 +25,9 @@ struct ReplayCommandTests {
         }
     }
 
-    /// The reader's edges: a line longer than its 1 MiB buffer, blank lines, CRLF endings and a
-    /// last line with no newline give the records of the same events written plainly.
+    /// The reader's edges: a 3 MB line (longer than the 256 KiB chunk a pipe is read in), blank
+    /// lines, CRLF endings and a last line with no newline give the records of the same events
+    /// written plainly, from a mapped file and from a pipe.
     @Test func longLinesBlankLinesAndALastLineWithoutNewlineAreRead() throws {
         let dir = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
