@@ -43,6 +43,8 @@ extension RulesEngine {
                         let event = events[i]
                         guard let (number, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
                         prefetchedBeacons[i] = (Int32(truncatingIfNeeded: number), run)
+                        // The ledger's slot for the beacon, read when a notification fires.
+                        if number < ledger.engineBeacons.count { sink ^= UInt64(ledger.engineBeacons[number]) }
                         let range = Self.candidateRange(run, event.kind)
                         guard !range.isEmpty, range.upperBound <= lists.count else { continue }
                         ranges[i] = range
@@ -51,6 +53,22 @@ extension RulesEngine {
                     rows.withUnsafeBufferPointer { rows in
                         for i in 0..<n {
                             for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].rule.triggerMask) }
+                        }
+                        // Then what the rows point to: the state key of those that keep state,
+                        // the first timeframe of those that have any.
+                        campaignKeys.withUnsafeBytes { keys in
+                            campaigns.frameBounds.withUnsafeBufferPointer { bounds in
+                                let stride = MemoryLayout<Store.CampaignKey>.stride
+                                for i in 0..<n {
+                                    for k in ranges[i] {
+                                        let row = rows[Int(lists[k])]
+                                        if row.keepsState && stride > 0 {
+                                            sink ^= UInt64(keys.load(fromByteOffset: Int(row.rule.idSlot) * stride, as: UInt8.self))
+                                        }
+                                        if row.rule.framesCount > 0 { sink ^= UInt64(bitPattern: bounds[Int(row.rule.framesStart) * 2]) }
+                                    }
+                                }
+                            }
                         }
                     }
                 }

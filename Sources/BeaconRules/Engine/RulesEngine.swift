@@ -7,7 +7,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     public let chooser: LanguageChooser
     public var store: Store
     /// The store's key for each distinct campaign id (`CompiledRule.idSlot`).
-    private var campaignKeys: [Store.CampaignKey]
+    var campaignKeys: [Store.CampaignKey]
     /// Reused per event so that matching does not allocate.
     private var scratch: [Int32] = []
     /// Each beacon seen in events, numbered, with its candidate campaigns (`CampaignSet.candidates`:
@@ -87,6 +87,8 @@ public struct RulesEngine<Store: SuppressionStore> {
         var idSlot: Int32
         /// The rule's `isSilent` (the ledger skips silent records without reading the rule again).
         var isSilent: Bool
+        /// The row's `keepsState`: the firing is remembered in the store.
+        var keepsState: Bool
         /// Where the record's tail is in `tailArena` (address << 16 | length), -1 when not cached.
         var tail: Int64 = -1
     }
@@ -130,7 +132,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// `knownDevice`, `knownBeacon`: the device's key and the beacon's number and run when
     /// already known (`prefetch`); looked up when nil.
     private mutating func match(_ event: InPlaceEvent, knownDevice: Store.DeviceKey? = nil, knownBeacon: (number: Int32, run: UInt64)? = nil) {
-        pending.removeAll(keepingCapacity: true)
+        if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
         let candidates: [Int32]
         let range: Range<Int>
         let beacon: (Int, UInt64)?
@@ -146,29 +148,61 @@ public struct RulesEngine<Store: SuppressionStore> {
             range = 0..<scratch.count
         }
         if range.isEmpty { return }
-        let time = event.time.milliseconds
-        let bit = CompiledRule.bit(event.kind)
-        var device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
-        for i in range {
-            let index = candidates[i]
-            let row = rows[Int(index)]
-            let rule = row.rule
-            if rule.triggerMask & bit == 0 { continue }
-            if bit == 1 && rule.dwell != dwellMatch { continue }
-            // Actions that share an eid are one campaign: the first that fires speaks for it.
-            if pending.contains(where: { $0.idSlot == rule.idSlot }) { continue }
-            if row.keepsState {
-                let key = campaignKeys[Int(rule.idSlot)]
-                let last = device.flatMap { store.lastFiring($0, key)?.milliseconds }
-                guard let fireDate = campaigns.fireDate(rule, time: time, last: last) else { continue }
-                let deviceKey = device ?? store.key(deviceUTF8: event.device)
-                device = deviceKey
-                store.recordFiring(deviceKey, key, at: event.time)
-                pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, idSlot: rule.idSlot, isSilent: rule.isSilent))
-                continue
+        let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
+        let n = range.count
+        // Three passes, so that the store is read once per event and written only for what fires:
+        // the candidates the event's trigger (and dwell) can fire, with the state keys of those
+        // that keep state; their last firings, asked of the store at once; then the decisions,
+        // in candidate order (actions that share an eid fire once: the first that fires).
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { live in
+            withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: n) { keys in
+                withUnsafeTemporaryAllocation(of: Int64?.self, capacity: n) { lasts in
+                    var liveCount = 0, stateful = 0
+                    let bit = CompiledRule.bit(event.kind)
+                    let dwell = dwellMatch
+                    rows.withUnsafeBufferPointer { rows in
+                        candidates.withUnsafeBufferPointer { candidates in
+                            for i in range {
+                                let index = candidates[i]
+                                let rule = rows[Int(index)].rule
+                                if rule.triggerMask & bit == 0 { continue }
+                                if bit == 1 && rule.dwell != dwell { continue }
+                                live[liveCount] = index
+                                liveCount += 1
+                                if rows[Int(index)].keepsState {
+                                    (keys.baseAddress! + stateful).initialize(to: campaignKeys[Int(rule.idSlot)])
+                                    stateful += 1
+                                }
+                            }
+                        }
+                    }
+                    if liveCount == 0 { return }
+                    if let device {
+                        store.lastFirings(device, UnsafeBufferPointer(rebasing: keys[..<stateful]), into: lasts.baseAddress!)
+                    } else {
+                        for k in 0..<stateful { lasts[k] = nil }
+                    }
+                    var k = 0
+                    for l in 0..<liveCount {
+                        let index = live[l]
+                        let row = rows[Int(index)]
+                        let rule = row.rule
+                        let last = row.keepsState ? lasts[k] : nil
+                        if row.keepsState { k += 1 }
+                        guard let fireDate = campaigns.fireDate(rule, time: event.time.milliseconds, last: last) else { continue }
+                        if pending.contains(where: { $0.idSlot == rule.idSlot }) { continue }
+                        pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, idSlot: rule.idSlot, isSilent: rule.isSilent, keepsState: row.keepsState))
+                    }
+                    keys.baseAddress!.deinitialize(count: stateful)
+                }
             }
-            guard let fireDate = campaigns.fireDate(rule, time: time, last: nil) else { continue }
-            pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, idSlot: rule.idSlot, isSilent: rule.isSilent))
+        }
+        if pending.isEmpty { return }
+        var deviceKey = device
+        for firing in pending where firing.keepsState {
+            let key = deviceKey ?? store.key(deviceUTF8: event.device)
+            deviceKey = key
+            store.recordFiring(key, campaignKeys[Int(firing.idSlot)], at: event.time)
         }
         if pending.count > 1 {
             pending.sort { ($0.fireDate, $0.rank, $0.index) < ($1.fireDate, $1.rank, $1.index) }

@@ -60,6 +60,26 @@ struct DeviceFirings: Sendable {
         }
     }
 
+    /// `value` for each of `campaigns`, into `times`, with the device's run read once.
+    func values(device: UInt32, campaigns: UnsafeBufferPointer<UInt32>, into times: UnsafeMutablePointer<Int64?>) {
+        let run = runs[Int(device)]
+        let start = Int(run.start), end = start + Int(run.count)
+        entries.withUnsafeBufferPointer { pool in
+            for k in campaigns.indices {
+                let campaign = campaigns[k]
+                var found: Int64? = nil
+                if run.filter & Self.bit(campaign) != 0 {
+                    var i = start
+                    while i < end {
+                        if pool[i].campaign == campaign { found = pool[i].time; break }
+                        i += 1
+                    }
+                }
+                times[k] = found
+            }
+        }
+    }
+
     /// Loads (changing nothing) the runs of `devices`, then their first and last entries, each
     /// stage in a tight loop so that its cache misses overlap (see `NumberingTable.touch(hash:)`);
     /// -1 is no device. Returns a word of what it read.

@@ -80,6 +80,11 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         firings.value(device: device, campaign: campaign).map(Timestamp.init(milliseconds:))
     }
 
+    /// The device's run is read once for all of `campaigns`.
+    public func lastFirings(_ device: UInt32, _ campaigns: UnsafeBufferPointer<UInt32>, into times: UnsafeMutablePointer<Int64?>) {
+        firings.values(device: device, campaigns: campaigns, into: times)
+    }
+
     @inline(__always)
     public mutating func recordFiring(_ device: UInt32, _ campaign: UInt32, at time: Timestamp) {
         firings.set(device: device, campaign: campaign, time: time.milliseconds)

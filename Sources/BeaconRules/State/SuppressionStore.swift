@@ -26,6 +26,9 @@ public protocol SuppressionStore {
     mutating func key(campaign: CampaignID) -> CampaignKey
     func lastFiring(_ device: DeviceKey, _ campaign: CampaignKey) -> Timestamp?
     mutating func recordFiring(_ device: DeviceKey, _ campaign: CampaignKey, at time: Timestamp)
+    /// `lastFiring` (in ms) of `device` for each of `campaigns`, into `times` (as many): the
+    /// engine asks once per event for all its candidates, so a store reads the device's state once.
+    func lastFirings(_ device: DeviceKey, _ campaigns: UnsafeBufferPointer<CampaignKey>, into times: UnsafeMutablePointer<Int64?>)
     /// Loads (changing nothing) what looking up the devices of `events` will read, so that the
     /// batch's cache misses overlap (`RulesEngine.prefetch`), and sets `keys[i]` to the key of
     /// event i's device when the store knows it already (`keys` has one nil per event; a store
@@ -37,6 +40,11 @@ public protocol SuppressionStore {
 extension SuppressionStore {
     /// Stores that keep nothing in memory prefetch nothing.
     public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64 { 0 }
+
+    /// One `lastFiring` per campaign.
+    public func lastFirings(_ device: DeviceKey, _ campaigns: UnsafeBufferPointer<CampaignKey>, into times: UnsafeMutablePointer<Int64?>) {
+        for (k, campaign) in campaigns.enumerated() { times[k] = lastFiring(device, campaign)?.milliseconds }
+    }
 
     /// Through a `String` (stores whose keys are strings need one anyway).
     public func existingKey(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey? {
