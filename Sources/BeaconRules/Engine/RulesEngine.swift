@@ -149,51 +149,59 @@ public struct RulesEngine<Store: SuppressionStore> {
         }
         if range.isEmpty { return }
         let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
-        let n = range.count
-        // Three passes, so that the store is read once per event and written only for what fires:
-        // the candidates the event's trigger (and dwell) can fire, with the state keys of those
-        // that keep state; their last firings, asked of the store at once; then the decisions,
-        // in candidate order (actions that share an eid fire once: the first that fires).
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { live in
-            withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: n) { keys in
-                withUnsafeTemporaryAllocation(of: Int64?.self, capacity: n) { lasts in
-                    var liveCount = 0, stateful = 0
-                    let bit = CompiledRule.bit(event.kind)
-                    let dwell = dwellMatch
+        // Three passes over up to `matchChunk` candidates at a time, so that the store is read
+        // once for them and written only for what fires: the candidates the event's trigger (and
+        // dwell) can fire, with the state keys of those that keep state; their last firings, asked
+        // of the store at once; then the decisions, in candidate order (actions that share an eid
+        // fire once: the first that fires). Writes wait until every candidate is decided: no
+        // candidate reads a key another one writes (those that share a key share an eid).
+        let bit = CompiledRule.bit(event.kind)
+        let dwell = dwellMatch
+        let time = event.time.milliseconds
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.matchChunk) { live in
+            withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
+                withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
                     rows.withUnsafeBufferPointer { rows in
                         candidates.withUnsafeBufferPointer { candidates in
-                            for i in range {
-                                let index = candidates[i]
-                                let rule = rows[Int(index)].rule
-                                if rule.triggerMask & bit == 0 { continue }
-                                if bit == 1 && rule.dwell != dwell { continue }
-                                live[liveCount] = index
-                                liveCount += 1
-                                if rows[Int(index)].keepsState {
-                                    (keys.baseAddress! + stateful).initialize(to: campaignKeys[Int(rule.idSlot)])
-                                    stateful += 1
+                            var chunk = range.lowerBound
+                            while chunk < range.upperBound {
+                                let chunkEnd = min(chunk + Self.matchChunk, range.upperBound)
+                                var liveCount = 0, stateful = 0
+                                for i in chunk..<chunkEnd {
+                                    let index = candidates[i]
+                                    let row = rows.baseAddress! + Int(index)
+                                    if row.pointee.rule.triggerMask & bit == 0 { continue }
+                                    if bit == 1 && row.pointee.rule.dwell != dwell { continue }
+                                    live[liveCount] = index
+                                    liveCount += 1
+                                    if row.pointee.keepsState {
+                                        (keys.baseAddress! + stateful).initialize(to: campaignKeys[Int(row.pointee.rule.idSlot)])
+                                        stateful += 1
+                                    }
+                                }
+                                chunk = chunkEnd
+                                if liveCount == 0 { continue }
+                                if let device {
+                                    store.lastFirings(device, UnsafeBufferPointer(start: keys.baseAddress, count: stateful), into: lasts.baseAddress!)
+                                } else {
+                                    for k in 0..<stateful { lasts[k] = nil }
+                                }
+                                keys.baseAddress!.deinitialize(count: stateful)
+                                var k = 0
+                                for l in 0..<liveCount {
+                                    let index = live[l]
+                                    let row = rows.baseAddress! + Int(index)
+                                    let keepsState = row.pointee.keepsState
+                                    let last = keepsState ? lasts[k] : nil
+                                    if keepsState { k += 1 }
+                                    guard let fireDate = campaigns.fireDate(row.pointee.rule, time: time, last: last) else { continue }
+                                    let idSlot = row.pointee.rule.idSlot
+                                    if pending.contains(where: { $0.idSlot == idSlot }) { continue }
+                                    pending.append(Firing(fireDate: fireDate, rank: row.pointee.rule.rank, index: index, idSlot: idSlot, isSilent: row.pointee.rule.isSilent, keepsState: keepsState))
                                 }
                             }
                         }
                     }
-                    if liveCount == 0 { return }
-                    if let device {
-                        store.lastFirings(device, UnsafeBufferPointer(rebasing: keys[..<stateful]), into: lasts.baseAddress!)
-                    } else {
-                        for k in 0..<stateful { lasts[k] = nil }
-                    }
-                    var k = 0
-                    for l in 0..<liveCount {
-                        let index = live[l]
-                        let row = rows[Int(index)]
-                        let rule = row.rule
-                        let last = row.keepsState ? lasts[k] : nil
-                        if row.keepsState { k += 1 }
-                        guard let fireDate = campaigns.fireDate(rule, time: event.time.milliseconds, last: last) else { continue }
-                        if pending.contains(where: { $0.idSlot == rule.idSlot }) { continue }
-                        pending.append(Firing(fireDate: fireDate, rank: rule.rank, index: index, idSlot: rule.idSlot, isSilent: rule.isSilent, keepsState: row.keepsState))
-                    }
-                    keys.baseAddress!.deinitialize(count: stateful)
                 }
             }
         }
@@ -204,8 +212,26 @@ public struct RulesEngine<Store: SuppressionStore> {
             deviceKey = key
             store.recordFiring(key, campaignKeys[Int(firing.idSlot)], at: event.time)
         }
-        if pending.count > 1 {
-            pending.sort { ($0.fireDate, $0.rank, $0.index) < ($1.fireDate, $1.rank, $1.index) }
+        if pending.count > 1 { Self.sortFirings(&pending) }
+    }
+
+    /// Candidates decided together (`match`): a fixed size, so the scratch lives on the stack.
+    static var matchChunk: Int { 32 }
+
+    /// Sorts the event's firings by fire date, then rank, then campaign index: an insertion sort,
+    /// as an event fires a handful.
+    @inline(__always)
+    static func sortFirings(_ firings: inout [Firing]) {
+        firings.withUnsafeMutableBufferPointer { f in
+            for i in 1..<f.count {
+                let x = f[i]
+                var j = i
+                while j > 0 && (x.fireDate, x.rank, x.index) < (f[j - 1].fireDate, f[j - 1].rank, f[j - 1].index) {
+                    f[j] = f[j - 1]
+                    j -= 1
+                }
+                f[j] = x
+            }
         }
     }
 
