@@ -88,3 +88,58 @@ struct WorkloadEquivalenceTests {
         }
     }
 }
+
+/// One beacon with more candidates than `RulesEngine.matchChunk` decides at once: actions that
+/// share an eid sit more than a chunk apart, some keep state and some do not, so the first action
+/// of an eid that fires must win across chunks and state must be read before any is written.
+@Suite("Many candidates for one beacon")
+struct ManyCandidatesTests {
+    static let uuid = "f7826da64fa24e988024bc5b71e0893e"
+
+    static func campaignsJSON() -> String {
+        var actions: [String] = []
+        for i in 0..<(RulesEngine<InMemorySuppressionStore>.matchChunk * 3 + 5) {
+            let eid = "eid\(i % 40)"
+            let beacon = i % 3 == 0 ? "\"\(uuid)\"" : "\"\(uuid)0000100002\""
+            let suppression = ["\"suppressionTime\":-1", "\"suppressionTime\":0", "\"suppressionTime\":600", "\"sendOnlyOnce\":true"][i % 4]
+            let trigger = [1, 2, 3][i % 3]
+            let delay = i % 5 == 0 ? ",\"delay\":30" : ""
+            actions.append("""
+            {"eid":"\(eid)","trigger":\(trigger),"type":1,"beacons":[\(beacon)],\(suppression)\(delay),"content":{"subject":"S\(i)","body":"B\(i)"}}
+            """)
+        }
+        return "[" + actions.joined(separator: ",\n") + "]"
+    }
+
+    static func events() -> String {
+        var lines: [String] = []
+        var seconds = 0
+        for round in 0..<12 {
+            for device in 0..<3 {
+                for type in ["enter", "exit"] {
+                    seconds += 97 + round
+                    let time = Timestamp(milliseconds: 1_780_639_200_000 + Int64(seconds) * 1000)
+                    lines.append("{\"id\":\"e\(lines.count)\",\"device\":\"d\(device)\",\"type\":\"\(type)\",\"beacon\":\"\(uuid)0000100002\",\"time\":\"\(time)\",\"locale\":\"en-US\"}")
+                }
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test func recordsAreTheReferencePathsAcrossChunks() throws {
+        let campaigns = try Harness.campaigns(Self.campaignsJSON())
+        var engine = RulesEngine(campaigns: CampaignSet(campaigns), locales: Harness.locales, store: InMemorySuppressionStore())
+        let (fast, errors) = Harness.replay(Self.events(), source: "many.jsonl", engine: &engine)
+        #expect(errors.isEmpty)
+        var reference = ReferencePath(campaigns: campaigns, locales: Harness.locales)
+        let slow = reference.replay(Self.events(), source: "many.jsonl")
+        let fastLines = fast.split(separator: "\n"), slowLines = slow.split(separator: "\n")
+        #expect(fastLines.count == slowLines.count)
+        // Each event can fire at most one action per eid: 40 eids.
+        #expect(fastLines.count > 72, "every event should fire something")
+        for (i, (a, b)) in zip(fastLines, slowLines).enumerated() where a != b {
+            Issue.record("record \(i + 1) differs:\nfast: \(a)\nslow: \(b)")
+            break
+        }
+    }
+}
