@@ -43,8 +43,6 @@ extension RulesEngine {
                         let event = events[i]
                         guard let (number, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
                         prefetchedBeacons[i] = (Int32(truncatingIfNeeded: number), run)
-                        // The ledger's slot for the beacon, read when a notification fires.
-                        if number < ledger.engineBeacons.count { sink ^= UInt64(ledger.engineBeacons[number]) }
                         let range = Self.candidateRange(run, event.kind)
                         guard !range.isEmpty, range.upperBound <= lists.count else { continue }
                         ranges[i] = range

@@ -39,6 +39,11 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// writer that collects references points at them instead of copying ~1 KB per record.
     private var tailArena = StableByteArena()
     private var tailIndex: RuleLocaleTable
+    /// The ledger's `languageEpoch` under which the language of every cached tail was noted
+    /// (nil: no tail cached yet; 0: some tail was cached without it, with the ledger off or
+    /// another ledger cache). While it is the ledger's, a record with a cached tail has its
+    /// language in the ledger, and `noteDeliveries` does not look it up.
+    private var tailLanguagesEpoch: UInt64?
     /// Each campaign's payload as JSON, written the first time one of its tails is rendered.
     private var payloadJSON: [[UInt8]?] = []
     /// Tails this long or longer are rendered per record (the packed length has 16 bits).
@@ -278,6 +283,10 @@ public struct RulesEngine<Store: SuppressionStore> {
                         noteLanguage(of: record, deviceLocale: event.localeText, rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind)
                     }
                     if tail.count < Self.longestCachedTail {
+                        // Every cached tail's language is in the ledger as long as each was noted
+                        // into the same ledger cache (`tailLanguagesEpoch`).
+                        let epoch = ledger.isEnabled ? ledger.languageEpoch : 0
+                        if tailLanguagesEpoch == nil { tailLanguagesEpoch = epoch } else if tailLanguagesEpoch != epoch { tailLanguagesEpoch = 0 }
                         let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
                         let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
                         tailIndex.set(rule: Int(firing.index), locale: slot, trigger: event.kind, packed)
@@ -291,11 +300,12 @@ public struct RulesEngine<Store: SuppressionStore> {
             }
         }
         if ledger.isEnabled {
+            let cachedTailsNoted = tailLanguagesEpoch != 0 && tailLanguagesEpoch == ledger.languageEpoch
             if eventHead.idClosingIsUnescaped {
                 let head = eventHead.bytes
-                head.withUnsafeBufferPointer { noteDeliveries(event, locale: ledgerLocale, idSuffix: UnsafeBufferPointer(rebasing: $0[eventHead.idClosing])) }
+                head.withUnsafeBufferPointer { noteDeliveries(event, locale: ledgerLocale, idSuffix: UnsafeBufferPointer(rebasing: $0[eventHead.idClosing]), cachedTailsNoted: cachedTailsNoted) }
             } else {
-                noteDeliveries(event, locale: ledgerLocale)
+                noteDeliveries(event, locale: ledgerLocale, cachedTailsNoted: cachedTailsNoted)
             }
         }
         var joined: [UInt8] = []

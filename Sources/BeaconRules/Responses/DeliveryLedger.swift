@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Every notification record the engine delivered, with what the device has reported about it:
 /// what a response needs (its campaign, language, trigger, beacon, locale) and the funnel states,
 /// each kept once per notification however often or in whatever order responses arrive.
@@ -70,6 +72,11 @@ public struct DeliveryLedger: Sendable {
     /// FNV-1a state after `EID:` per campaign index, so a delivery hashes only `DEVICE:EVENT`.
     var ruleHashes: [UInt64] = []
     var languageCache = RuleLocaleTable(rules: 0)
+    /// Names what `languageCache` holds: renewed (from a process-wide count) whenever the cache
+    /// is replaced, so an engine that noted a language under this epoch knows it is still there.
+    private(set) var languageEpoch = DeliveryLedger.nextEpoch()
+    private static let epochs = Atomic<UInt64>(0)
+    private static func nextEpoch() -> UInt64 { epochs.add(1, ordering: .relaxed).newValue }
     /// The locale slot per engine locale slot (`.max`: not asked yet), so a delivery does not hash
     /// the locale string again.
     var engineLocales: [UInt32] = []
@@ -138,7 +145,10 @@ public struct DeliveryLedger: Sendable {
             ruleSlots = Array(repeating: .max, count: rules)
             ruleHashes = Array(repeating: 0, count: rules)
         }
-        if languageCache.rules != rules { languageCache = RuleLocaleTable(rules: rules) }
+        if languageCache.rules != rules {
+            languageCache = RuleLocaleTable(rules: rules)
+            languageEpoch = Self.nextEpoch()
+        }
     }
 
     /// The language of records of (campaign index, ledger locale slot, trigger), once noted.
@@ -169,6 +179,7 @@ public struct DeliveryLedger: Sendable {
         ruleSlots = []
         ruleHashes = []
         languageCache = RuleLocaleTable(rules: 0)
+        languageEpoch = Self.nextEpoch()
         engineLocales = []
         engineBeacons = []
         for i in entries.indices { entries[i].rule = -1 }
