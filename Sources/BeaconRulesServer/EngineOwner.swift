@@ -243,15 +243,26 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
 
     private var writer = JSONWriter(capacity: 1 << 16)
     private var records = JSONWriter(capacity: 1 << 12)
-    /// The events of the lines being prefetched (`prefetch`), reused.
+    /// The events of the lines being prefetched (`prefetch`), reused: they are written from here,
+    /// so the engine starts from what the prefetch found for them.
     private var prefetching = InPlaceEventBatch()
+    /// Per line of the slice being applied, its event's place in `prefetching` (-1: not an event).
+    private var prefetchedPlaces: [Int] = []
 
     /// Loads what the events among `lines` will read (changing nothing), when they go straight
-    /// to the rules.
+    /// to the rules, and notes where each line's event is in `prefetching`.
     private func prefetch(_ lines: ArraySlice<RequestLine>) {
-        if presence.settings.flickerControl { return }
         prefetching.removeAll()
-        for line in lines { if case .event(let event, _) = line { prefetching.append(event) } }
+        prefetchedPlaces.removeAll(keepingCapacity: true)
+        if presence.settings.flickerControl { return }
+        for line in lines {
+            if case .event(let event, _) = line {
+                prefetchedPlaces.append(prefetching.count)
+                prefetching.append(event)
+            } else {
+                prefetchedPlaces.append(-1)
+            }
+        }
         if prefetching.count > 1 { presence.engine.prefetch(prefetching) }
     }
 
@@ -294,8 +305,8 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                     while start < lines.endIndex {
                         let end = min(start + RulesEngine<Store>.prefetchBatchSize, lines.endIndex)
                         prefetch(lines[start..<end])
-                        for line in lines[start..<end] {
-                            apply(line, store: store, records: &records, into: &writer)
+                        for (k, line) in lines[start..<end].enumerated() {
+                            apply(line, prefetched: k < prefetchedPlaces.count ? prefetchedPlaces[k] : -1, store: store, records: &records, into: &writer)
                             if case .event = line { events += 1 }
                         }
                         start = end
@@ -382,7 +393,8 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     }
 
     /// One line's reply: an event id seen before is answered from the log and changes nothing.
-    private func apply(_ line: RequestLine, store: Log, records: inout JSONWriter, into writer: inout JSONWriter) {
+    /// `prefetched`: the event's place in `prefetching`, -1 when it is not there.
+    private func apply(_ line: RequestLine, prefetched: Int = -1, store: Log, records: inout JSONWriter, into writer: inout JSONWriter) {
         switch line {
         case .rejected(let number, let message):
             Reply.rejected(line: number, message: message, into: &writer)
@@ -401,7 +413,11 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
             }
             records.bytes.removeAll(keepingCapacity: true)
             if format == .records {
-                presence.engine.write(event, into: &records)
+                if prefetched >= 0 && prefetched < prefetching.count {
+                    presence.engine.write(prefetching, at: prefetched, into: &records)
+                } else {
+                    presence.engine.write(event, into: &records)
+                }
             } else {
                 _ = try? presence.engine.apply(.beacon(event), format: format, into: &records)
             }
