@@ -35,6 +35,13 @@ extension EventParser {
     /// by the same in-place readers the general parser tries first.
     @inline(__always)
     static func scanUsualLayout(_ b: UnsafeBufferPointer<UInt8>) -> UsualLine? {
+        var dates = UTCDateCache()
+        return scanUsualLayout(b, dates: &dates)
+    }
+
+    /// `scanUsualLayout` with the last date read kept in `dates` (`InPlaceEventBatch` keeps one).
+    @inline(__always)
+    static func scanUsualLayout(_ b: UnsafeBufferPointer<UInt8>, dates: inout UTCDateCache) -> UsualLine? {
         var p = 0
         guard literal(b, &p, "{\"id\":"), let id = plainString(b, &p),
               literal(b, &p, ",\"device\":"), let device = plainString(b, &p),
@@ -43,7 +50,7 @@ extension EventParser {
         let pidStart = p + 1
         guard let beacon = quotedPid(b, &p), literal(b, &p, ",\"time\":") else { return nil }
         let timeStart = p + 1
-        guard let time = quotedUTCTime(b, &p) else { return nil }
+        guard let time = quotedUTCTime(b, &p, dates: &dates) else { return nil }
         let timeEnd = p - 1
         var locale: Range<Int>?
         if literal(b, &p, ",\"locale\":") {

@@ -182,11 +182,18 @@ public enum EventParser {
     /// A quoted `...Z` time (`Timestamp.parseCanonicalUTC`) read in place, as `quotedPid`.
     @inline(__always)
     static func quotedUTCTime(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> Timestamp? {
+        var dates = UTCDateCache()
+        return quotedUTCTime(b, &p, dates: &dates)
+    }
+
+    /// `quotedUTCTime` through a cache of the last date read (`Timestamp.parseCanonicalUTC(_:dates:)`).
+    @inline(__always)
+    static func quotedUTCTime(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int, dates: inout UTCDateCache) -> Timestamp? {
         guard p < b.count, b[p] == 0x22 else { return nil }
         // With milliseconds (24 bytes), then without (20).
         for length in stride(from: 24, through: 20, by: -4) {
             guard p + length + 2 <= b.count, b[p + length + 1] == 0x22 else { continue }
-            if let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: b[p + 1..<p + 1 + length])) {
+            if let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: b[p + 1..<p + 1 + length]), dates: &dates) {
                 p += length + 2
                 return time
             }

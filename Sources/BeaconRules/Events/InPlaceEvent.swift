@@ -82,6 +82,9 @@ public struct InPlaceEventBatch: ~Copyable {
     private var capacity: Int
     private var used = 0
     private var parts: [Parts] = []
+    /// The date of the last usual line's time, kept across `removeAll`: lines of one day convert
+    /// their date once.
+    private var dates = UTCDateCache()
     /// Unique to this batch's events since it was last emptied (a process-wide count): events are
     /// only appended after it, so (stamp, index) names one event. The engine uses it to know that
     /// what it prefetched for a batch is still about the same events.
@@ -131,7 +134,7 @@ public struct InPlaceEventBatch: ~Copyable {
     /// Appends the event of a line in the usual layout (`EventParser.scanUsualLayout`), keeping a
     /// copy of the line; false (nothing appended) for any other line, which the general parser reads.
     public mutating func appendUsualLayout(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let usual = EventParser.scanUsualLayout(line), line.count <= Int(Int32.max) else { return false }
+        guard let usual = EventParser.scanUsualLayout(line, dates: &dates), line.count <= Int(Int32.max) else { return false }
         let at = room(line.count)
         (storage + at).update(from: line.baseAddress!, count: line.count)
         used = at + line.count

@@ -198,6 +198,14 @@ extension Timestamp {
     /// the separators where they go) at once, then its digits are picked out.
     @inline(__always)
     static func parseCanonicalUTC(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        var dates = UTCDateCache()
+        return parseCanonicalUTC(b, dates: &dates)
+    }
+
+    /// `parseCanonicalUTC`, converting the date only when it is not the one `dates` holds (a stream
+    /// of events is mostly one day after another); `dates` then holds this time's date.
+    @inline(__always)
+    static func parseCanonicalUTC(_ b: UnsafeBufferPointer<UInt8>, dates: inout UTCDateCache) -> Timestamp? {
         let n = b.count
         guard n == 20 || n == 24, let base = b.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
@@ -211,14 +219,20 @@ extension Timestamp {
               Self.fits(w2, digits: 0x00FF_FF00, separatorBytes: 0xFF00_00FF, separators: (n == 24 ? 0x2E00_0000 : 0x5A00_0000) | 0x3A),
               Self.fits(w3, digits: 0x00FF_FFFF, separatorBytes: 0xFF00_0000, separators: 0x5A00_0000) else { return nil }
         @inline(__always) func digit(_ w: UInt64, _ k: UInt64) -> Int64 { Int64(w >> (8 * k) & 0x0F) }
-        let year = digit(w0, 0) * 1000 + digit(w0, 1) * 100 + digit(w0, 2) * 10 + digit(w0, 3)
-        let month = digit(w0, 5) * 10 + digit(w0, 6), day = digit(w1, 0) * 10 + digit(w1, 1)
+        let days: Int64
+        if w0 == dates.yearMonth && w1 & 0xFFFF == dates.day {
+            days = dates.days
+        } else {
+            let year = digit(w0, 0) * 1000 + digit(w0, 1) * 100 + digit(w0, 2) * 10 + digit(w0, 3)
+            let month = digit(w0, 5) * 10 + digit(w0, 6), day = digit(w1, 0) * 10 + digit(w1, 1)
+            guard month >= 1, month <= 12, day >= 1, day <= CivilTime.daysInMonth(year: year, month: month) else { return nil }
+            days = CivilTime.daysFromCivil(year: year, month: month, day: day)
+            dates = UTCDateCache(yearMonth: w0, day: w1 & 0xFFFF, days: days)
+        }
         let hour = digit(w1, 3) * 10 + digit(w1, 4), minute = digit(w1, 6) * 10 + digit(w1, 7)
         let second = digit(w2, 1) * 10 + digit(w2, 2)
         let millis = digit(w3, 0) * 100 + digit(w3, 1) * 10 + digit(w3, 2)
-        guard month >= 1, month <= 12, day >= 1, day <= CivilTime.daysInMonth(year: year, month: month),
-              hour < 24, minute < 60, second < 60 else { return nil }
-        let days = CivilTime.daysFromCivil(year: year, month: month, day: day)
+        guard hour < 24, minute < 60, second < 60 else { return nil }
         return Timestamp(milliseconds: ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
     }
 
@@ -231,5 +245,21 @@ extension Timestamp {
         // 0x30...0x39: the high nibble is 3, and stays 3 when 6 is added (0x3A + 6 carries).
         let isDigits = d & highs == zeros && (d &+ (digits & 0x0606_0606_0606_0606)) & highs == zeros
         return isDigits && w & separatorBytes == separators
+    }
+}
+
+/// The date of the last `...Z` time read (`Timestamp.parseCanonicalUTC(_:dates:)`): its first ten
+/// bytes as two words, and its days since 1970. Empty, it matches no date.
+public struct UTCDateCache: Sendable {
+    var yearMonth: UInt64 = 0
+    var day: UInt64 = .max
+    var days: Int64 = 0
+
+    public init() {}
+
+    init(yearMonth: UInt64, day: UInt64, days: Int64) {
+        self.yearMonth = yearMonth
+        self.day = day
+        self.days = days
     }
 }

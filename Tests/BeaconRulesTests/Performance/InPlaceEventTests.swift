@@ -66,6 +66,35 @@ struct InPlaceEventTests {
     }
 
     /// The in-memory store finds a device by its bytes exactly as by its `String`.
+    /// A batch converts a date once and reuses it while the lines stay on that day: dates one
+    /// after another across month and year ends, leap days, and impossible dates right after a
+    /// valid one of the same month (or the same day of another year) are each read as the
+    /// general parser reads them, or refused as it refuses them.
+    @Test func datesReusedAcrossLinesAreReadAsTheParserReadsThem() {
+        let times = [
+            "2024-02-28T23:59:59.999Z", "2024-02-28T00:00:00.001Z", "2024-02-29T12:00:00Z", "2024-02-30T12:00:00Z",
+            "2024-02-29T12:00:00.500Z", "2023-02-29T12:00:00Z", "2023-02-28T12:00:00Z", "2023-12-31T23:59:59.999Z",
+            "2024-01-01T00:00:00.000Z", "2024-01-01T24:00:00Z", "2024-01-01T23:60:00Z", "2024-01-01T00:00:60Z",
+            "2024-01-32T00:00:00Z", "2024-01-01T07:08:09.010Z", "2024-13-01T00:00:00Z", "2024-00-10T00:00:00Z",
+            "2024-01-00T00:00:00Z", "2024-01-01T07:08:09.010Z", "1970-01-01T00:00:00Z", "2100-02-29T00:00:00Z",
+            "2000-02-29T00:00:00Z", "2000-02-29T23:59:59.999Z",
+        ]
+        var batch = InPlaceEventBatch()
+        for (k, time) in times.enumerated() {
+            let line = #"{"id":"e\#(k)","device":"d","type":"enter","beacon":"7367672374000000ffff0000ffff00070733107331","time":"\#(time)"}"#
+            let before = batch.count
+            let read = Array(line.utf8).withUnsafeBufferPointer { batch.appendUsualLayout($0) }
+            let general = try? EventParser.parse(line: line, fallbackID: "x")
+            #expect(read == (general != nil), "\(time)")
+            if read, let general {
+                #expect(batch.count == before + 1)
+                #expect(batch[before].time == general.time, "\(time)")
+            } else {
+                #expect(batch.count == before)
+            }
+        }
+    }
+
     @Test func theStoreFindsDevicesByTheirBytesAsByTheirText() {
         var store = InMemorySuppressionStore()
         let devices = ["dev-1", "Gerät-ü", "", String(repeating: "x", count: 40), "dev-10"]
