@@ -44,6 +44,8 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// another ledger cache). While it is the ledger's, a record with a cached tail has its
     /// language in the ledger, and `noteDeliveries` does not look it up.
     private var tailLanguagesEpoch: UInt64?
+    /// Cached tails by what makes them the same across device locales (`tailShare`).
+    private var sharedTails: [UInt64: Int64] = [:]
     /// Each campaign's payload as JSON, written the first time one of its tails is rendered.
     private var payloadJSON: [[UInt8]?] = []
     /// Tails this long or longer are rendered per record (the packed length has 16 bits).
@@ -277,23 +279,8 @@ public struct RulesEngine<Store: SuppressionStore> {
                 if let packed = tailIndex.value(rule: Int(firing.index), locale: slot, trigger: event.kind) {
                     pending[i].tail = packed
                 } else {
-                    let (tail, record) = renderTail(index: Int(firing.index), event: event.tailEvent)
-                    if ledger.isEnabled {
-                        // The ledger asks for the same record's language right after: it is known now.
-                        noteLanguage(of: record, deviceLocale: event.localeText, rule: Int(firing.index), locale: ledgerLocale, trigger: event.kind)
-                    }
-                    if tail.count < Self.longestCachedTail {
-                        // Every cached tail's language is in the ledger as long as each was noted
-                        // into the same ledger cache (`tailLanguagesEpoch`).
-                        let epoch = ledger.isEnabled ? ledger.languageEpoch : 0
-                        if tailLanguagesEpoch == nil { tailLanguagesEpoch = epoch } else if tailLanguagesEpoch != epoch { tailLanguagesEpoch = 0 }
-                        let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
-                        let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
-                        tailIndex.set(rule: Int(firing.index), locale: slot, trigger: event.kind, packed)
-                        pending[i].tail = packed
-                    } else {
-                        uncached[i] = tail
-                    }
+                    let (packed, line) = missingTail(index: Int(firing.index), slot: slot, ledgerLocale: ledgerLocale, event: event)
+                    if let packed { pending[i].tail = packed } else { uncached[i] = line }
                 }
             } else {
                 uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
@@ -312,6 +299,58 @@ public struct RulesEngine<Store: SuppressionStore> {
         swap(&joined, &joinScratch)
         joinRecords(event.time.milliseconds, uncached: uncached, scratch: &joined, into: &writer)
         swap(&joined, &joinScratch)
+    }
+
+    /// The tail of (campaign `index`, locale slot `slot`, the event's trigger), which the cache
+    /// lacks: the same tail as another locale's that chose the same language of the campaign
+    /// (`tailShare`), else rendered. Cached (packed) unless too long, then returned as bytes.
+    /// The ledger is told the record's language either way.
+    private mutating func missingTail(index: Int, slot: UInt32, ledgerLocale: UInt32, event: InPlaceEvent) -> (packed: Int64?, line: [UInt8]) {
+        let share = tailShare(index: index, event: event)
+        if let share, let packed = sharedTails[share.key] {
+            if ledger.isEnabled { noteLanguage(named: share.language, rule: index, locale: ledgerLocale, trigger: event.kind) }
+            noteTailCached()
+            tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
+            return (packed, [])
+        }
+        let (tail, record) = renderTail(index: index, event: event.tailEvent)
+        if ledger.isEnabled {
+            // The ledger asks for the same record's language right after: it is known now.
+            noteLanguage(of: record, deviceLocale: event.localeText, rule: index, locale: ledgerLocale, trigger: event.kind)
+        }
+        guard tail.count < Self.longestCachedTail else { return (nil, tail) }
+        noteTailCached()
+        let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
+        let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
+        tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
+        if let share { sharedTails[share.key] = packed }
+        return (packed, [])
+    }
+
+    /// Keeps `tailLanguagesEpoch` true as a tail is cached: every cached tail's language is in the
+    /// ledger as long as each was noted into the same ledger cache.
+    private mutating func noteTailCached() {
+        let epoch = ledger.isEnabled ? ledger.languageEpoch : 0
+        if tailLanguagesEpoch == nil { tailLanguagesEpoch = epoch } else if tailLanguagesEpoch != epoch { tailLanguagesEpoch = 0 }
+    }
+
+    /// What a tail of campaign `index` for this event is the same for other device locales by,
+    /// and the record's language: a silent record's tail has no localized part (one per
+    /// trigger), a notification's depends on which of the campaign's languages the locale
+    /// chose (one per trigger and chosen language). Nil when no campaign language is chosen: the
+    /// tail then takes default button titles for the device's own locale.
+    private func tailShare(index: Int, event: InPlaceEvent) -> (key: UInt64, language: String)? {
+        let locale = event.localeText
+        return campaigns.campaigns.withUnsafeBufferPointer { list -> (key: UInt64, language: String)? in
+            let campaign = list.baseAddress! + index
+            let base = UInt64(index) << 32 | (event.kind == .enter ? 0 : 1 << 31)
+            if campaign.pointee.actionType == .silent {
+                return (base | 0xFFFF, chooser.locales.servingTag(for: locale) ?? "en")
+            }
+            guard let block = campaign.pointee.block(for: event.kind), let chosen = chooser.choose(in: block, deviceTag: locale),
+                  let position = block.languages.firstIndex(of: chosen), position < 0xFFFF else { return nil }
+            return (base | UInt64(position), chosen.key)
+        }
     }
 
     /// Appends `pending`'s records: each head joined from its campaign's runs and the event's

@@ -132,7 +132,13 @@ extension RulesEngine {
     /// button titles), remembered for its campaign index `rule`, ledger `locale` slot and `trigger`.
     @discardableResult
     mutating func noteLanguage(of record: NotificationRecord, deviceLocale: String?, rule: Int, locale: UInt32, trigger: EventKind) -> UInt32 {
-        let language = ledger.languageSlot(record.language ?? chooser.locales.servingTag(for: deviceLocale) ?? "en")
+        noteLanguage(named: record.language ?? chooser.locales.servingTag(for: deviceLocale) ?? "en", rule: rule, locale: locale, trigger: trigger)
+    }
+
+    /// `noteLanguage(of:...)` with the language already known.
+    @discardableResult
+    mutating func noteLanguage(named name: String, rule: Int, locale: UInt32, trigger: EventKind) -> UInt32 {
+        let language = ledger.languageSlot(name)
         ledger.prepareRuleTables(rules: campaigns.campaigns.count)
         ledger.setLanguage(language, rule: rule, locale: locale, trigger: trigger)
         return language

@@ -52,6 +52,32 @@ struct LedgerLanguageTests {
         #expect(funnels(engine) == ["offer de 2"])
     }
 
+    /// Device locales that choose the same campaign language share one cached tail (a silent
+    /// campaign's tail is shared by every locale): each record is still the one `process` builds,
+    /// and each delivery counts under its record's language.
+    @Test func localesThatChooseTheSameLanguageShareATail() throws {
+        let silent = """
+            {"eid": "quiet", "trigger": 1, "type": 4, "beacons": ["\(Self.beacon)"], "suppressionTime": -1,
+             "content": {"subject": "Q", "body": "q", "payload": {"k": 1}}}
+            """
+        let json = "[" + Self.campaign + "," + silent + "]"
+        var fast = try Harness.engine(json)
+        var reference = try Harness.engine(json)
+        var written = ""
+        var built = ""
+        for (k, locale) in ["en-US", "en-GB", "de-DE", "en", "de-AT", "fr-FR", nil, "en-US"].enumerated() {
+            let event = Harness.event(beacon: Self.beacon, at: "2026-05-10T16:0\(k):00Z", device: "d\(k)", id: "e\(k)", locale: locale)
+            var writer = JSONWriter()
+            fast.write(event, into: &writer)
+            written += String(decoding: writer.bytes, as: UTF8.self)
+            for record in reference.process(event) { built += record.jsonLine + "\n" }
+        }
+        #expect(written == built)
+        #expect(written.split(separator: "\n").count == 16)
+        #expect(fast.ledger.funnels() == reference.ledger.funnels())
+        #expect(funnels(fast).sorted() == funnels(reference).sorted())
+    }
+
     /// The usual case, where nothing changes: every delivery after the first uses the cached tail.
     @Test func tailsCachedUnderTheSameLedger() throws {
         var engine = try Harness.engine(Self.campaign)
