@@ -9,7 +9,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// The store's key for each distinct campaign id (`CompiledRule.idSlot`).
     var campaignKeys: [Store.CampaignKey]
     /// Reused per event so that matching does not allocate.
-    private var scratch: [Int32] = []
+    var scratch: [Int32] = []
     /// Each beacon seen in events, numbered, with its candidate campaigns (`CampaignSet.candidates`:
     /// exact, UUID-wide and instant ones merged in load order), worked out once per beacon.
     /// The payload is where the beacon's candidates are in `candidateLists`: those an enter can fire,
@@ -37,19 +37,19 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Rendered record tails (see `RecordWriter`), each with its line's newline, and where each is
     /// by (campaign, device language, trigger): address << 16 | length. They never move, so a
     /// writer that collects references points at them instead of copying ~1 KB per record.
-    private var tailArena = StableByteArena()
-    private var tailIndex: RuleLocaleTable
+    var tailArena = StableByteArena()
+    var tailIndex: RuleLocaleTable
     /// The ledger's `languageEpoch` under which the language of every cached tail was noted
     /// (nil: no tail cached yet; 0: some tail was cached without it, with the ledger off or
     /// another ledger cache). While it is the ledger's, a record with a cached tail has its
     /// language in the ledger, and `noteDeliveries` does not look it up.
-    private var tailLanguagesEpoch: UInt64?
+    var tailLanguagesEpoch: UInt64?
     /// Cached tails by what makes them the same across device locales (`tailShare`).
-    private var sharedTails: [UInt64: Int64] = [:]
+    var sharedTails: [UInt64: Int64] = [:]
     /// Each campaign's payload as JSON, written the first time one of its tails is rendered.
-    private var payloadJSON: [[UInt8]?] = []
+    var payloadJSON: [[UInt8]?] = []
     /// Tails this long or longer are rendered per record (the packed length has 16 bits).
-    private static var longestCachedTail: Int { 1 << 16 }
+    static var longestCachedTail: Int { 1 << 16 }
     private var localeSlots: [String: UInt32] = [:]
     /// The first few locales seen that are at most 7 bytes long (`shortTag`), with their slots,
     /// looked up before `localeSlots`.
@@ -65,7 +65,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     public var actionRegistry = ActionRegistry()
     /// The dwell length an enter is matched as (0: a plain enter). Dwell campaigns answer only
     /// dwell events of their length; other campaigns only plain enters.
-    private var dwellMatch: Int64 = 0
+    var dwellMatch: Int64 = 0
 
     /// Where `prefetch` keeps a word of what it loaded, so the loads are not optimized away.
     var prefetchSink: UInt64 = 0
@@ -134,114 +134,6 @@ public struct RulesEngine<Store: SuppressionStore> {
         }
     }
 
-    /// Decides which campaigns fire for `event`, updates the state, and leaves them in `pending`
-    /// sorted by fire date, then campaign.
-    /// `knownDevice`, `knownBeacon`: the device's key and the beacon's number and run when
-    /// already known (`prefetch`); looked up when nil.
-    private mutating func match(_ event: InPlaceEvent, knownDevice: Store.DeviceKey? = nil, knownBeacon: (number: Int32, run: UInt64)? = nil) {
-        if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
-        let candidates: [Int32]
-        let range: Range<Int>
-        let beacon: (Int, UInt64)?
-        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = beaconRun(event.beacon) }
-        if let (number, run) = beacon {
-            eventBeacon = number
-            candidates = candidateLists
-            range = Self.candidateRange(run, event.kind)
-        } else {
-            eventBeacon = -1
-            campaigns.candidates(for: event.beacon, into: &scratch)
-            candidates = scratch
-            range = 0..<scratch.count
-        }
-        if range.isEmpty { return }
-        let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
-        // Three passes over up to `matchChunk` candidates at a time, so that the store is read
-        // once for them and written only for what fires: the candidates the event's trigger (and
-        // dwell) can fire, with the state keys of those that keep state; their last firings, asked
-        // of the store at once; then the decisions, in candidate order (actions that share an eid
-        // fire once: the first that fires). Writes wait until every candidate is decided: no
-        // candidate reads a key another one writes (those that share a key share an eid).
-        let bit = CompiledRule.bit(event.kind)
-        let dwell = dwellMatch
-        let time = event.time.milliseconds
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.matchChunk) { live in
-            withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
-                withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
-                    rows.withUnsafeBufferPointer { rows in
-                        candidates.withUnsafeBufferPointer { candidates in
-                            var chunk = range.lowerBound
-                            while chunk < range.upperBound {
-                                let chunkEnd = min(chunk + Self.matchChunk, range.upperBound)
-                                var liveCount = 0, stateful = 0
-                                for i in chunk..<chunkEnd {
-                                    let index = candidates[i]
-                                    let row = rows.baseAddress! + Int(index)
-                                    if row.pointee.rule.triggerMask & bit == 0 { continue }
-                                    if bit == 1 && row.pointee.rule.dwell != dwell { continue }
-                                    live[liveCount] = index
-                                    liveCount += 1
-                                    if row.pointee.keepsState {
-                                        (keys.baseAddress! + stateful).initialize(to: campaignKeys[Int(row.pointee.rule.idSlot)])
-                                        stateful += 1
-                                    }
-                                }
-                                chunk = chunkEnd
-                                if liveCount == 0 { continue }
-                                if let device {
-                                    store.lastFirings(device, UnsafeBufferPointer(start: keys.baseAddress, count: stateful), into: lasts.baseAddress!)
-                                } else {
-                                    for k in 0..<stateful { lasts[k] = nil }
-                                }
-                                keys.baseAddress!.deinitialize(count: stateful)
-                                var k = 0
-                                for l in 0..<liveCount {
-                                    let index = live[l]
-                                    let row = rows.baseAddress! + Int(index)
-                                    let keepsState = row.pointee.keepsState
-                                    let last = keepsState ? lasts[k] : nil
-                                    if keepsState { k += 1 }
-                                    guard let fireDate = campaigns.fireDate(row.pointee.rule, time: time, last: last) else { continue }
-                                    let idSlot = row.pointee.rule.idSlot
-                                    if pending.contains(where: { $0.idSlot == idSlot }) { continue }
-                                    pending.append(Firing(fireDate: fireDate, rank: row.pointee.rule.rank, index: index, idSlot: idSlot, isSilent: row.pointee.rule.isSilent, keepsState: keepsState))
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if pending.isEmpty { return }
-        var deviceKey = device
-        for firing in pending where firing.keepsState {
-            let key = deviceKey ?? store.key(deviceUTF8: event.device)
-            deviceKey = key
-            store.recordFiring(key, campaignKeys[Int(firing.idSlot)], at: event.time)
-        }
-        if pending.count > 1 { Self.sortFirings(&pending) }
-    }
-
-    /// Candidates decided together (`match`): a fixed size, so the scratch lives on the stack.
-    static var matchChunk: Int { 32 }
-
-    /// Sorts the event's firings by fire date, then rank, then campaign index: an insertion sort,
-    /// as an event fires a handful.
-    @inline(__always)
-    static func sortFirings(_ firings: inout [Firing]) {
-        firings.withUnsafeMutableBufferPointer { f in
-            for i in 1..<f.count {
-                let x = f[i]
-                var j = i
-                while j > 0 && (x.fireDate, x.rank, x.index) < (f[j - 1].fireDate, f[j - 1].rank, f[j - 1].index) {
-                    f[j] = f[j - 1]
-                    j -= 1
-                }
-                f[j] = x
-            }
-        }
-    }
-
     /// The hot path: the event's records appended to `writer` as JSON lines. Each head is joined
     /// from runs rendered once (`RecordHead`: the campaign's at load, the event's once per event);
     /// each tail is rendered once per (campaign, trigger, device language) and cached.
@@ -299,58 +191,6 @@ public struct RulesEngine<Store: SuppressionStore> {
         swap(&joined, &joinScratch)
         joinRecords(event.time.milliseconds, uncached: uncached, scratch: &joined, into: &writer)
         swap(&joined, &joinScratch)
-    }
-
-    /// The tail of (campaign `index`, locale slot `slot`, the event's trigger), which the cache
-    /// lacks: the same tail as another locale's that chose the same language of the campaign
-    /// (`tailShare`), else rendered. Cached (packed) unless too long, then returned as bytes.
-    /// The ledger is told the record's language either way.
-    private mutating func missingTail(index: Int, slot: UInt32, ledgerLocale: UInt32, event: InPlaceEvent) -> (packed: Int64?, line: [UInt8]) {
-        let share = tailShare(index: index, event: event)
-        if let share, let packed = sharedTails[share.key] {
-            if ledger.isEnabled { noteLanguage(named: share.language, rule: index, locale: ledgerLocale, trigger: event.kind) }
-            noteTailCached()
-            tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
-            return (packed, [])
-        }
-        let (tail, record) = renderTail(index: index, event: event.tailEvent)
-        if ledger.isEnabled {
-            // The ledger asks for the same record's language right after: it is known now.
-            noteLanguage(of: record, deviceLocale: event.localeText, rule: index, locale: ledgerLocale, trigger: event.kind)
-        }
-        guard tail.count < Self.longestCachedTail else { return (nil, tail) }
-        noteTailCached()
-        let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
-        let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
-        tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
-        if let share { sharedTails[share.key] = packed }
-        return (packed, [])
-    }
-
-    /// Keeps `tailLanguagesEpoch` true as a tail is cached: every cached tail's language is in the
-    /// ledger as long as each was noted into the same ledger cache.
-    private mutating func noteTailCached() {
-        let epoch = ledger.isEnabled ? ledger.languageEpoch : 0
-        if tailLanguagesEpoch == nil { tailLanguagesEpoch = epoch } else if tailLanguagesEpoch != epoch { tailLanguagesEpoch = 0 }
-    }
-
-    /// What a tail of campaign `index` for this event is the same for other device locales by,
-    /// and the record's language: a silent record's tail has no localized part (one per
-    /// trigger), a notification's depends on which of the campaign's languages the locale
-    /// chose (one per trigger and chosen language). Nil when no campaign language is chosen: the
-    /// tail then takes default button titles for the device's own locale.
-    private func tailShare(index: Int, event: InPlaceEvent) -> (key: UInt64, language: String)? {
-        let locale = event.localeText
-        return campaigns.campaigns.withUnsafeBufferPointer { list -> (key: UInt64, language: String)? in
-            let campaign = list.baseAddress! + index
-            let base = UInt64(index) << 32 | (event.kind == .enter ? 0 : 1 << 31)
-            if campaign.pointee.actionType == .silent {
-                return (base | 0xFFFF, chooser.locales.servingTag(for: locale) ?? "en")
-            }
-            guard let block = campaign.pointee.block(for: event.kind), let chosen = chooser.choose(in: block, deviceTag: locale),
-                  let position = block.languages.firstIndex(of: chosen), position < 0xFFFF else { return nil }
-            return (base | UInt64(position), chosen.key)
-        }
     }
 
     /// Appends `pending`'s records: each head joined from its campaign's runs and the event's
@@ -429,50 +269,6 @@ public struct RulesEngine<Store: SuppressionStore> {
         for firing in pending { body(Int(firing.index), firing.fireDate) }
     }
 
-    /// The record's tail with its line's newline, and the record it was rendered from. A tail depends
-    /// only on the campaign, the trigger and the device's locale (`InPlaceEvent.tailEvent`).
-    private mutating func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
-        let record = record(for: campaigns.campaigns[index], event: event, fireDate: event.time)
-        // A campaign's payload is the same in each of its tails (triggers, languages): written once.
-        if payloadJSON.isEmpty { payloadJSON = Array(repeating: nil, count: campaigns.campaigns.count) }
-        if payloadJSON[index] == nil {
-            var payload = JSONWriter(capacity: 256)
-            payload.value(record.payload)
-            payloadJSON[index] = payload.bytes
-        }
-        var w = JSONWriter(capacity: 1024)
-        record.appendTail(to: &w, payloadJSON: payloadJSON[index])
-        w.bytes.append(0x0A)
-        return (w.bytes, record)
-    }
-
-    /// Where an event of `kind` finds its candidates in `candidateLists`, from its beacon's run
-    /// (see `beaconNumbers`).
-    @inline(__always)
-    static func candidateRange(_ run: UInt64, _ kind: EventKind) -> Range<Int> {
-        let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
-        return kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
-    }
-
-    /// The beacon's number and where its candidates are (see `beaconNumbers`), numbering it on
-    /// first sight; nil past the limits (or a beacon with more than 65,535 candidates per trigger).
-    @inline(__always)
-    private mutating func beaconRun(_ beacon: BeaconID) -> (Int, UInt64)? {
-        if let found = beaconNumbers.find(beacon) { return found }
-        guard beaconNumbers.count < beaconLimit else { return nil }
-        var list: [Int32] = []
-        campaigns.candidates(for: beacon, into: &list)
-        let enters = list.filter { rows[Int($0)].rule.triggerMask & 1 != 0 }
-        let exits = list.filter { rows[Int($0)].rule.triggerMask & 2 != 0 }
-        guard enters.count <= 0xFFFF, exits.count <= 0xFFFF,
-              candidateLists.count + enters.count + exits.count <= rowLimit else { return nil }
-        let start = candidateLists.count
-        candidateLists.append(contentsOf: enters)
-        candidateLists.append(contentsOf: exits)
-        let run = UInt64(start) << 32 | UInt64(enters.count) << 16 | UInt64(exits.count)
-        return (beaconNumbers.add(beacon, payload: run), run)
-    }
-
     /// The ledger's slot for the device locale, through the engine's slot when it has one.
     private mutating func ledgerLocaleSlot(engineSlot: UInt32?, _ locale: UnsafeBufferPointer<UInt8>?) -> UInt32 {
         guard let engineSlot else { return ledger.localeSlot(locale.map(InPlaceEvent.text)) }
@@ -518,61 +314,4 @@ public struct RulesEngine<Store: SuppressionStore> {
         }
     }
 
-    /// Builds the record: localized strings, buttons and category (SPEC sections 2 and 3).
-    public func record(for campaign: Campaign, event: BeaconEvent, fireDate: Timestamp) -> NotificationRecord {
-        let id = campaign.eid + ":" + event.device + ":" + event.id
-        let payload = campaign.content.payload ?? .null
-        let url = campaign.content.url.flatMap { $0.isEmpty ? nil : $0 }
-        if campaign.actionType == .silent {
-            return NotificationRecord(
-                kind: .silent, id: id, campaign: campaign.eid, device: event.device, event: event.id,
-                trigger: event.kind, beacon: event.beacon, fireDate: fireDate, actionType: .silent, language: nil,
-                title: nil, body: nil, url: url, category: nil, payload: payload)
-        }
-        var title = campaign.content.subject
-        var body = campaign.content.body
-        var language: String?
-        var subtitle: String?
-        var confirm = ConfirmAction.open
-        var foreground = true
-        let okTitle: String?
-        let cancelTitle: String?
-        let categoryLanguage: String
-        if let block = campaign.block(for: event.kind), let chosen = chooser.choose(in: block, deviceTag: event.locale) {
-            language = chosen.key
-            confirm = block.confirmAction
-            foreground = block.actInForeground
-            title = chosen.strings["title"] ?? title
-            body = chosen.strings["message"] ?? body
-            subtitle = chosen.strings["subtitle"]
-            okTitle = chosen.strings["okButtonTitle"] ?? chooser.defaultConfirmTitle(confirm, tag: chosen.tag)
-            cancelTitle = chosen.strings["cancelButtonTitle"] ?? chooser.defaultCancelTitle(tag: chosen.tag)
-            categoryLanguage = chosen.key
-        } else {
-            if let block = campaign.block(for: event.kind) {
-                confirm = block.confirmAction
-                foreground = block.actInForeground
-            }
-            okTitle = chooser.defaultConfirmTitle(confirm, tag: event.locale)
-            cancelTitle = chooser.defaultCancelTitle(tag: event.locale)
-            categoryLanguage = chooser.locales.servingTag(for: event.locale) ?? "en"
-        }
-        var category = NotificationCategory(
-            id: campaign.eid + "." + event.kind.name + "." + categoryLanguage,
-            actions: [
-                CategoryAction(id: "ok", title: okTitle, behavior: confirm.rawValue, foreground: foreground),
-                CategoryAction(id: "cancel", title: cancelTitle, behavior: "dismiss", foreground: false),
-            ])
-        var record = NotificationRecord(
-            kind: .notification, id: id, campaign: campaign.eid, device: event.device, event: event.id,
-            trigger: event.kind, beacon: event.beacon, fireDate: fireDate, actionType: campaign.actionType,
-            language: language, title: title, body: body, url: url, category: category, payload: payload)
-        record.subtitle = subtitle
-        if !campaign.actions.isEmpty {
-            campaign.actions.apply(to: &category)
-            record.category = category
-            record.actions = campaign.actions
-        }
-        return record
-    }
 }

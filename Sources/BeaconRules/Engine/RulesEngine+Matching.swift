@@ -1,0 +1,137 @@
+/// Matching: which of an event's candidate campaigns fire, against and into the store's state.
+extension RulesEngine {
+    /// Decides which campaigns fire for `event`, updates the state, and leaves them in `pending`
+    /// sorted by fire date, then campaign.
+    /// `knownDevice`, `knownBeacon`: the device's key and the beacon's number and run when
+    /// already known (`prefetch`); looked up when nil.
+    mutating func match(_ event: InPlaceEvent, knownDevice: Store.DeviceKey? = nil, knownBeacon: (number: Int32, run: UInt64)? = nil) {
+        if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
+        let candidates: [Int32]
+        let range: Range<Int>
+        let beacon: (Int, UInt64)?
+        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = beaconRun(event.beacon) }
+        if let (number, run) = beacon {
+            eventBeacon = number
+            candidates = candidateLists
+            range = Self.candidateRange(run, event.kind)
+        } else {
+            eventBeacon = -1
+            campaigns.candidates(for: event.beacon, into: &scratch)
+            candidates = scratch
+            range = 0..<scratch.count
+        }
+        if range.isEmpty { return }
+        let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
+        // Three passes over up to `matchChunk` candidates at a time, so that the store is read
+        // once for them and written only for what fires: the candidates the event's trigger (and
+        // dwell) can fire, with the state keys of those that keep state; their last firings, asked
+        // of the store at once; then the decisions, in candidate order (actions that share an eid
+        // fire once: the first that fires). Writes wait until every candidate is decided: no
+        // candidate reads a key another one writes (those that share a key share an eid).
+        let bit = CompiledRule.bit(event.kind)
+        let dwell = dwellMatch
+        let time = event.time.milliseconds
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.matchChunk) { live in
+            withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
+                withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
+                    rows.withUnsafeBufferPointer { rows in
+                        candidates.withUnsafeBufferPointer { candidates in
+                            var chunk = range.lowerBound
+                            while chunk < range.upperBound {
+                                let chunkEnd = min(chunk + Self.matchChunk, range.upperBound)
+                                var liveCount = 0, stateful = 0
+                                for i in chunk..<chunkEnd {
+                                    let index = candidates[i]
+                                    let row = rows.baseAddress! + Int(index)
+                                    if row.pointee.rule.triggerMask & bit == 0 { continue }
+                                    if bit == 1 && row.pointee.rule.dwell != dwell { continue }
+                                    live[liveCount] = index
+                                    liveCount += 1
+                                    if row.pointee.keepsState {
+                                        (keys.baseAddress! + stateful).initialize(to: campaignKeys[Int(row.pointee.rule.idSlot)])
+                                        stateful += 1
+                                    }
+                                }
+                                chunk = chunkEnd
+                                if liveCount == 0 { continue }
+                                if let device {
+                                    store.lastFirings(device, UnsafeBufferPointer(start: keys.baseAddress, count: stateful), into: lasts.baseAddress!)
+                                } else {
+                                    for k in 0..<stateful { lasts[k] = nil }
+                                }
+                                keys.baseAddress!.deinitialize(count: stateful)
+                                var k = 0
+                                for l in 0..<liveCount {
+                                    let index = live[l]
+                                    let row = rows.baseAddress! + Int(index)
+                                    let keepsState = row.pointee.keepsState
+                                    let last = keepsState ? lasts[k] : nil
+                                    if keepsState { k += 1 }
+                                    guard let fireDate = campaigns.fireDate(row.pointee.rule, time: time, last: last) else { continue }
+                                    let idSlot = row.pointee.rule.idSlot
+                                    if pending.contains(where: { $0.idSlot == idSlot }) { continue }
+                                    pending.append(Firing(fireDate: fireDate, rank: row.pointee.rule.rank, index: index, idSlot: idSlot, isSilent: row.pointee.rule.isSilent, keepsState: keepsState))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if pending.isEmpty { return }
+        var deviceKey = device
+        for firing in pending where firing.keepsState {
+            let key = deviceKey ?? store.key(deviceUTF8: event.device)
+            deviceKey = key
+            store.recordFiring(key, campaignKeys[Int(firing.idSlot)], at: event.time)
+        }
+        if pending.count > 1 { Self.sortFirings(&pending) }
+    }
+
+    /// Candidates decided together (`match`): a fixed size, so the scratch lives on the stack.
+    static var matchChunk: Int { 32 }
+
+    /// Sorts the event's firings by fire date, then rank, then campaign index: an insertion sort,
+    /// as an event fires a handful.
+    @inline(__always)
+    static func sortFirings(_ firings: inout [Firing]) {
+        firings.withUnsafeMutableBufferPointer { f in
+            for i in 1..<f.count {
+                let x = f[i]
+                var j = i
+                while j > 0 && (x.fireDate, x.rank, x.index) < (f[j - 1].fireDate, f[j - 1].rank, f[j - 1].index) {
+                    f[j] = f[j - 1]
+                    j -= 1
+                }
+                f[j] = x
+            }
+        }
+    }
+
+    /// Where an event of `kind` finds its candidates in `candidateLists`, from its beacon's run
+    /// (see `beaconNumbers`).
+    @inline(__always)
+    static func candidateRange(_ run: UInt64, _ kind: EventKind) -> Range<Int> {
+        let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
+        return kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
+    }
+
+    /// The beacon's number and where its candidates are (see `beaconNumbers`), numbering it on
+    /// first sight; nil past the limits (or a beacon with more than 65,535 candidates per trigger).
+    @inline(__always)
+    private mutating func beaconRun(_ beacon: BeaconID) -> (Int, UInt64)? {
+        if let found = beaconNumbers.find(beacon) { return found }
+        guard beaconNumbers.count < beaconLimit else { return nil }
+        var list: [Int32] = []
+        campaigns.candidates(for: beacon, into: &list)
+        let enters = list.filter { rows[Int($0)].rule.triggerMask & 1 != 0 }
+        let exits = list.filter { rows[Int($0)].rule.triggerMask & 2 != 0 }
+        guard enters.count <= 0xFFFF, exits.count <= 0xFFFF,
+              candidateLists.count + enters.count + exits.count <= rowLimit else { return nil }
+        let start = candidateLists.count
+        candidateLists.append(contentsOf: enters)
+        candidateLists.append(contentsOf: exits)
+        let run = UInt64(start) << 32 | UInt64(enters.count) << 16 | UInt64(exits.count)
+        return (beaconNumbers.add(beacon, payload: run), run)
+    }
+}

@@ -1,0 +1,130 @@
+/// Record tails: rendered from a campaign once per (campaign, trigger, chosen language or locale)
+/// and cached, and the records they are rendered from.
+extension RulesEngine {
+    /// The tail of (campaign `index`, locale slot `slot`, the event's trigger), which the cache
+    /// lacks: the same tail as another locale's that chose the same language of the campaign
+    /// (`tailShare`), else rendered. Cached (packed) unless too long, then returned as bytes.
+    /// The ledger is told the record's language either way.
+    mutating func missingTail(index: Int, slot: UInt32, ledgerLocale: UInt32, event: InPlaceEvent) -> (packed: Int64?, line: [UInt8]) {
+        let share = tailShare(index: index, event: event)
+        if let share, let packed = sharedTails[share.key] {
+            if ledger.isEnabled { noteLanguage(named: share.language, rule: index, locale: ledgerLocale, trigger: event.kind) }
+            noteTailCached()
+            tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
+            return (packed, [])
+        }
+        let (tail, record) = renderTail(index: index, event: event.tailEvent)
+        if ledger.isEnabled {
+            // The ledger asks for the same record's language right after: it is known now.
+            noteLanguage(of: record, deviceLocale: event.localeText, rule: index, locale: ledgerLocale, trigger: event.kind)
+        }
+        guard tail.count < Self.longestCachedTail else { return (nil, tail) }
+        noteTailCached()
+        let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
+        let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
+        tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
+        if let share { sharedTails[share.key] = packed }
+        return (packed, [])
+    }
+
+    /// Keeps `tailLanguagesEpoch` true as a tail is cached: every cached tail's language is in the
+    /// ledger as long as each was noted into the same ledger cache.
+    private mutating func noteTailCached() {
+        let epoch = ledger.isEnabled ? ledger.languageEpoch : 0
+        if tailLanguagesEpoch == nil { tailLanguagesEpoch = epoch } else if tailLanguagesEpoch != epoch { tailLanguagesEpoch = 0 }
+    }
+
+    /// What a tail of campaign `index` for this event is the same for other device locales by,
+    /// and the record's language: a silent record's tail has no localized part (one per
+    /// trigger), a notification's depends on which of the campaign's languages the locale
+    /// chose (one per trigger and chosen language). Nil when no campaign language is chosen: the
+    /// tail then takes default button titles for the device's own locale.
+    private func tailShare(index: Int, event: InPlaceEvent) -> (key: UInt64, language: String)? {
+        let locale = event.localeText
+        return campaigns.campaigns.withUnsafeBufferPointer { list -> (key: UInt64, language: String)? in
+            let campaign = list.baseAddress! + index
+            let base = UInt64(index) << 32 | (event.kind == .enter ? 0 : 1 << 31)
+            if campaign.pointee.actionType == .silent {
+                return (base | 0xFFFF, chooser.locales.servingTag(for: locale) ?? "en")
+            }
+            guard let block = campaign.pointee.block(for: event.kind), let chosen = chooser.choose(in: block, deviceTag: locale),
+                  let position = block.languages.firstIndex(of: chosen), position < 0xFFFF else { return nil }
+            return (base | UInt64(position), chosen.key)
+        }
+    }
+
+    /// The record's tail with its line's newline, and the record it was rendered from. A tail depends
+    /// only on the campaign, the trigger and the device's locale (`InPlaceEvent.tailEvent`).
+    mutating func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
+        let record = record(for: campaigns.campaigns[index], event: event, fireDate: event.time)
+        // A campaign's payload is the same in each of its tails (triggers, languages): written once.
+        if payloadJSON.isEmpty { payloadJSON = Array(repeating: nil, count: campaigns.campaigns.count) }
+        if payloadJSON[index] == nil {
+            var payload = JSONWriter(capacity: 256)
+            payload.value(record.payload)
+            payloadJSON[index] = payload.bytes
+        }
+        var w = JSONWriter(capacity: 1024)
+        record.appendTail(to: &w, payloadJSON: payloadJSON[index])
+        w.bytes.append(0x0A)
+        return (w.bytes, record)
+    }
+
+    /// Builds the record: localized strings, buttons and category (SPEC sections 2 and 3).
+    public func record(for campaign: Campaign, event: BeaconEvent, fireDate: Timestamp) -> NotificationRecord {
+        let id = campaign.eid + ":" + event.device + ":" + event.id
+        let payload = campaign.content.payload ?? .null
+        let url = campaign.content.url.flatMap { $0.isEmpty ? nil : $0 }
+        if campaign.actionType == .silent {
+            return NotificationRecord(
+                kind: .silent, id: id, campaign: campaign.eid, device: event.device, event: event.id,
+                trigger: event.kind, beacon: event.beacon, fireDate: fireDate, actionType: .silent, language: nil,
+                title: nil, body: nil, url: url, category: nil, payload: payload)
+        }
+        var title = campaign.content.subject
+        var body = campaign.content.body
+        var language: String?
+        var subtitle: String?
+        var confirm = ConfirmAction.open
+        var foreground = true
+        let okTitle: String?
+        let cancelTitle: String?
+        let categoryLanguage: String
+        if let block = campaign.block(for: event.kind), let chosen = chooser.choose(in: block, deviceTag: event.locale) {
+            language = chosen.key
+            confirm = block.confirmAction
+            foreground = block.actInForeground
+            title = chosen.strings["title"] ?? title
+            body = chosen.strings["message"] ?? body
+            subtitle = chosen.strings["subtitle"]
+            okTitle = chosen.strings["okButtonTitle"] ?? chooser.defaultConfirmTitle(confirm, tag: chosen.tag)
+            cancelTitle = chosen.strings["cancelButtonTitle"] ?? chooser.defaultCancelTitle(tag: chosen.tag)
+            categoryLanguage = chosen.key
+        } else {
+            if let block = campaign.block(for: event.kind) {
+                confirm = block.confirmAction
+                foreground = block.actInForeground
+            }
+            okTitle = chooser.defaultConfirmTitle(confirm, tag: event.locale)
+            cancelTitle = chooser.defaultCancelTitle(tag: event.locale)
+            categoryLanguage = chooser.locales.servingTag(for: event.locale) ?? "en"
+        }
+        var category = NotificationCategory(
+            id: campaign.eid + "." + event.kind.name + "." + categoryLanguage,
+            actions: [
+                CategoryAction(id: "ok", title: okTitle, behavior: confirm.rawValue, foreground: foreground),
+                CategoryAction(id: "cancel", title: cancelTitle, behavior: "dismiss", foreground: false),
+            ])
+        var record = NotificationRecord(
+            kind: .notification, id: id, campaign: campaign.eid, device: event.device, event: event.id,
+            trigger: event.kind, beacon: event.beacon, fireDate: fireDate, actionType: campaign.actionType,
+            language: language, title: title, body: body, url: url, category: category, payload: payload)
+        record.subtitle = subtitle
+        if !campaign.actions.isEmpty {
+            campaign.actions.apply(to: &category)
+            record.category = category
+            record.actions = campaign.actions
+        }
+        return record
+    }
+}
