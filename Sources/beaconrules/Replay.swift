@@ -29,6 +29,9 @@ struct Replay: ParsableCommand {
     @Option(name: .customLong("format"), help: ArgumentHelp("`records` (SPEC section 3) or `apns` (the APNs payload a push provider sends).", valueName: "format"))
     var format: OutputFormat = .records
 
+    @Flag(name: .customLong("no-responses"), help: ArgumentHelp("The events come with no response lines: delivered notifications are not remembered for responses (nor saved with --state), so memory does not grow with the records; a response line is an error."))
+    var noResponses = false
+
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
         let sources = eventFiles.isEmpty ? ["-"] : eventFiles
@@ -92,6 +95,7 @@ struct Replay: ParsableCommand {
     /// (sightings; given events under flicker control) yields records later, at event time, and
     /// is not logged per event.
     func replay<Store: SuppressionStore>(_ sources: [String], engine: inout PresenceEngine<Store>, state: SQLiteStateStore?) -> Outcome {
+        if noResponses { engine.engine.ledger.isEnabled = false }
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)
         var writer = JSONWriter(capacity: Self.batchBytes + (1 << 16))
@@ -169,6 +173,8 @@ struct Replay: ParsableCommand {
                 case .beacon where !direct, .sighting:
                     // Sightings, and given events under flicker control: to the presence layer.
                     if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
+                case .response where noResponses:
+                    throw EventError("a response line, but replay was given --no-responses: delivered notifications are not remembered, so it answers nothing")
                 case .response, .beacon:
                     // Straight to the rules (and the answer log): responses always, given
                     // events unless flicker control holds them for the presence layer.

@@ -63,6 +63,43 @@ struct APNsAndReportTests {
         #expect(apns.stdout.hasPrefix(#"{"aps":{"alert":{"title":"Offer","subtitle":"Today","body":"10% off"}"#))
     }
 
+    /// `--no-responses`: the same records, every response line refused in its place (and the
+    /// events after it still applied), and no delivery remembered, in memory or in the state file.
+    @Test func replayWithNoResponsesGivesTheSameRecordsAndRemembersNoDelivery() throws {
+        let golden = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl", "--no-responses"])
+        #expect(golden.status == 0)
+        #expect(golden.stderr.isEmpty)
+        #expect(golden.stdout == Paths.read(Paths.fixture("museum-day.records.jsonl")))
+
+        let dir = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try ResponseTests.campaign.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+        let b = ResponseTests.beacon
+        let events = """
+            {"id":"e1","device":"d1","type":"enter","beacon":"\(b)","time":"2026-05-10T16:00:00Z","locale":"en"}
+            {"id":"e2","device":"d2","type":"enter","beacon":"\(b)","time":"2026-05-10T16:05:00Z","locale":"en"}
+
+            """
+        let lines = events.split(separator: "\n").map(String.init)
+        let response = #"{"type":"response","device":"d1","notification":"offer:d1:e1","action":"present","time":"2026-05-10T16:01:00Z"}"#
+        let trace = [lines[0], response, lines[1]].joined(separator: "\n") + "\n"
+        try events.write(toFile: dir + "/events.jsonl", atomically: true, encoding: .utf8)
+        try trace.write(toFile: dir + "/t.jsonl", atomically: true, encoding: .utf8)
+        let plain = try CommandRunner.run(["replay", dir + "/events.jsonl", "--campaigns", dir + "/c.json"])
+        let replay = try CommandRunner.run(["replay", dir + "/t.jsonl", "--campaigns", dir + "/c.json", "--state", dir + "/s.db", "--no-responses"])
+        #expect(replay.status == 1)
+        #expect(replay.stdout == plain.stdout)
+        #expect(plain.stdout.split(separator: "\n").count == 2)
+        let errors = replay.stderr.split(separator: "\n")
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains(#""line":2"#) == true)
+        #expect(errors.first?.contains("--no-responses") == true)
+
+        let json = try CommandRunner.run(["report", "--state", dir + "/s.db", "--json"])
+        #expect(json.status == 0)
+        #expect(try JSONParser.parse(json.stdout)["funnels"]?.arrayElements?.isEmpty == true)
+    }
+
     @Test func reportRefusesAMissingStateFile() throws {
         let result = try CommandRunner.run(["report", "--state", "/nonexistent/s.db"])
         #expect(result.status == 2)
