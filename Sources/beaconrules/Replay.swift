@@ -54,8 +54,11 @@ struct Replay: ParsableCommand {
             defer { store.close() }
             var rules = RulesEngine(campaigns: campaigns, locales: locales, store: store)
             do {
-                rules.ledger = try store.loadLedger()
-                rules.ledger.recordsChanges = true
+                // With --no-responses the saved ledger is left where it is: nothing reads it.
+                if !noResponses {
+                    rules.ledger = try store.loadLedger()
+                    rules.ledger.recordsChanges = true
+                }
             } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
@@ -174,7 +177,7 @@ struct Replay: ParsableCommand {
                     // Sightings, and given events under flicker control: to the presence layer.
                     if let presenceInput = input.presenceInput { try engine.add(presenceInput, into: &writer) }
                 case .response where noResponses:
-                    throw EventError("a response line, but replay was given --no-responses: delivered notifications are not remembered, so it answers nothing")
+                    throw EventError("a response line, but replay was given --no-responses: expected only events (delivered notifications are not remembered, so there is nothing to answer)")
                 case .response, .beacon:
                     // Straight to the rules (and the answer log): responses always, given
                     // events unless flicker control holds them for the presence layer.

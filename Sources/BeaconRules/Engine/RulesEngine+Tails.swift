@@ -45,7 +45,7 @@ extension RulesEngine {
             let campaign = list.baseAddress! + index
             let base = UInt64(index) << 32 | (event.kind == .enter ? 0 : 1 << 31)
             if campaign.pointee.actionType == .silent {
-                return (base | 0xFFFF, chooser.locales.servingTag(for: locale) ?? "en")
+                return (base | 0xFFFF, chooser.defaultLanguage(tag: locale))
             }
             guard let block = campaign.pointee.block(for: event.kind), let chosen = chooser.choose(in: block, deviceTag: locale),
                   let position = block.languages.firstIndex(of: chosen), position < 0xFFFF else { return nil }
@@ -107,7 +107,7 @@ extension RulesEngine {
             }
             okTitle = chooser.defaultConfirmTitle(confirm, tag: event.locale)
             cancelTitle = chooser.defaultCancelTitle(tag: event.locale)
-            categoryLanguage = chooser.locales.servingTag(for: event.locale) ?? "en"
+            categoryLanguage = chooser.defaultLanguage(tag: event.locale)
         }
         var category = NotificationCategory(
             id: campaign.eid + "." + event.kind.name + "." + categoryLanguage,

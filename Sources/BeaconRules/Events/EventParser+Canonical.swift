@@ -8,7 +8,8 @@
 extension EventParser {
     @inline(__always)
     static func parseCanonical(_ b: UnsafeBufferPointer<UInt8>) -> BeaconEvent? {
-        scanUsualLayout(b)?.event(b)
+        var dates = UTCDateCache()
+        return scanUsualLayout(b, dates: &dates)?.event(b)
     }
 
     /// Where the parts of a line in the usual layout are, and what its beacon, kind and time are.
@@ -32,14 +33,8 @@ extension EventParser {
     }
 
     /// The keys are matched as literals up to each value's opening quote; the values are read
-    /// by the same in-place readers the general parser tries first.
-    @inline(__always)
-    static func scanUsualLayout(_ b: UnsafeBufferPointer<UInt8>) -> UsualLine? {
-        var dates = UTCDateCache()
-        return scanUsualLayout(b, dates: &dates)
-    }
-
-    /// `scanUsualLayout` with the last date read kept in `dates` (`InPlaceEventBatch` keeps one).
+    /// by the same in-place readers the general parser tries first. `dates`: the last date read
+    /// (`InPlaceEventBatch` keeps one across its lines).
     @inline(__always)
     static func scanUsualLayout(_ b: UnsafeBufferPointer<UInt8>, dates: inout UTCDateCache) -> UsualLine? {
         var p = 0

@@ -179,14 +179,8 @@ public enum EventParser {
         return id
     }
 
-    /// A quoted `...Z` time (`Timestamp.parseCanonicalUTC`) read in place, as `quotedPid`.
-    @inline(__always)
-    static func quotedUTCTime(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> Timestamp? {
-        var dates = UTCDateCache()
-        return quotedUTCTime(b, &p, dates: &dates)
-    }
-
-    /// `quotedUTCTime` through a cache of the last date read (`Timestamp.parseCanonicalUTC(_:dates:)`).
+    /// A quoted `...Z` time (`Timestamp.parseCanonicalUTC`) read in place, as `quotedPid`;
+    /// `dates`: the last date read.
     @inline(__always)
     static func quotedUTCTime(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int, dates: inout UTCDateCache) -> Timestamp? {
         guard p < b.count, b[p] == 0x22 else { return nil }
@@ -340,7 +334,8 @@ public enum EventParser {
     static func parseTime(_ s: inout JSONScanner, column: Int) throws -> Timestamp {
         switch s.current ?? 0 {
         case 0x22:
-            if let time = quotedUTCTime(s.bytes, &s.position) { return time }
+            var dates = UTCDateCache()
+            if let time = quotedUTCTime(s.bytes, &s.position, dates: &dates) { return time }
             let (range, escaped) = try s.scanString()
             let parse: TimestampParse
             if escaped {

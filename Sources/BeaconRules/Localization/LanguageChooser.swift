@@ -29,4 +29,10 @@ public struct LanguageChooser: Sendable {
     public func defaultCancelTitle(tag: String?) -> String? {
         locales.string("cancelButtonTitle", startingAt: tag)
     }
+
+    /// The language of a record that chose no block language (its button titles are the
+    /// defaults for the device tag): the tag the Locales serve it with, else `en`.
+    public func defaultLanguage(tag: String?) -> String {
+        locales.servingTag(for: tag) ?? "en"
+    }
 }

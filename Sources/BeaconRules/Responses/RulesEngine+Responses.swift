@@ -132,7 +132,7 @@ extension RulesEngine {
     /// button titles), remembered for its campaign index `rule`, ledger `locale` slot and `trigger`.
     @discardableResult
     mutating func noteLanguage(of record: NotificationRecord, deviceLocale: String?, rule: Int, locale: UInt32, trigger: EventKind) -> UInt32 {
-        noteLanguage(named: record.language ?? chooser.locales.servingTag(for: deviceLocale) ?? "en", rule: rule, locale: locale, trigger: trigger)
+        noteLanguage(named: record.language ?? chooser.defaultLanguage(tag: deviceLocale), rule: rule, locale: locale, trigger: trigger)
     }
 
     /// `noteLanguage(of:...)` with the language already known.

@@ -48,36 +48,29 @@ struct DeviceFirings: Sendable {
     @inline(__always)
     func value(device: UInt32, campaign: UInt32) -> Int64? {
         let run = runs[Int(device)]
-        if run.filter & Self.bit(campaign) == 0 { return nil }
-        return entries.withUnsafeBufferPointer { pool in
-            var i = Int(run.start)
-            let end = i + Int(run.count)
-            while i < end {
-                if pool[i].campaign == campaign { return pool[i].time }
-                i += 1
-            }
-            return nil
-        }
+        return entries.withUnsafeBufferPointer { Self.time(of: campaign, in: run, pool: $0) }
     }
 
     /// `value` for each of `campaigns`, into `times`, with the device's run read once.
     func values(device: UInt32, campaigns: UnsafeBufferPointer<UInt32>, into times: UnsafeMutablePointer<Int64?>) {
         let run = runs[Int(device)]
-        let start = Int(run.start), end = start + Int(run.count)
         entries.withUnsafeBufferPointer { pool in
-            for k in campaigns.indices {
-                let campaign = campaigns[k]
-                var found: Int64? = nil
-                if run.filter & Self.bit(campaign) != 0 {
-                    var i = start
-                    while i < end {
-                        if pool[i].campaign == campaign { found = pool[i].time; break }
-                        i += 1
-                    }
-                }
-                times[k] = found
-            }
+            for k in campaigns.indices { times[k] = Self.time(of: campaigns[k], in: run, pool: pool) }
         }
+    }
+
+    /// The time of `campaign`'s entry in `run`: the filter first (most campaigns a device never
+    /// fired end there), then the run.
+    @inline(__always)
+    private static func time(of campaign: UInt32, in run: Run, pool: UnsafeBufferPointer<Entry>) -> Int64? {
+        if run.filter & bit(campaign) == 0 { return nil }
+        var i = Int(run.start)
+        let end = i + Int(run.count)
+        while i < end {
+            if pool[i].campaign == campaign { return pool[i].time }
+            i += 1
+        }
+        return nil
     }
 
     /// Loads (changing nothing) the runs of `devices`, then their first and last entries, each

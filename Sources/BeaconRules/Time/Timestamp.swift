@@ -121,7 +121,8 @@ extension Timestamp {
     }
 
     public static func parseRFC3339(bytes b: UnsafeBufferPointer<UInt8>) -> TimestampParse {
-        if let utc = parseCanonicalUTC(b) { return .time(utc, hasZone: true) }
+        var dates = UTCDateCache()
+        if let utc = parseCanonicalUTC(b, dates: &dates) { return .time(utc, hasZone: true) }
         let n = b.count
         var i = 0
         func number(_ width: Int) -> Int64? {
@@ -196,14 +197,8 @@ extension Timestamp {
     ///
     /// Read a word at a time: each word is checked against its layout (digits where digits go,
     /// the separators where they go) at once, then its digits are picked out.
-    @inline(__always)
-    static func parseCanonicalUTC(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
-        var dates = UTCDateCache()
-        return parseCanonicalUTC(b, dates: &dates)
-    }
-
-    /// `parseCanonicalUTC`, converting the date only when it is not the one `dates` holds (a stream
-    /// of events is mostly one day after another); `dates` then holds this time's date.
+    /// The date is converted only when it is not the one `dates` holds (a stream of events is
+    /// mostly one day after another); `dates` then holds this time's date.
     @inline(__always)
     static func parseCanonicalUTC(_ b: UnsafeBufferPointer<UInt8>, dates: inout UTCDateCache) -> Timestamp? {
         let n = b.count
