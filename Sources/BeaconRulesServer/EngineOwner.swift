@@ -413,14 +413,24 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
             }
             records.bytes.removeAll(keepingCapacity: true)
             if format == .records {
+                // Where the log keeps references, record tails are not copied into it: the log
+                // keeps the engine's cache alive and the reply copies each tail once.
+                records.collectsReferences = store.keepsReferences
+                records.shortestReference = 32
+                defer {
+                    records.removeAll()
+                    records.collectsReferences = false
+                }
                 if prefetched >= 0 && prefetched < prefetching.count {
                     presence.engine.write(prefetching, at: prefetched, into: &records)
                 } else {
                     presence.engine.write(event, into: &records)
                 }
-            } else {
-                _ = try? presence.engine.apply(.beacon(event), format: format, into: &records)
+                store.remember(event: event.id, written: records, holding: presence.engine.referencedStorage)
+                Reply.accepted(event: event.id, written: records, into: &writer)
+                return
             }
+            _ = try? presence.engine.apply(.beacon(event), format: format, into: &records)
             store.remember(event: event.id, records: records.bytes)
             Reply.accepted(event: event.id, records: records.bytes, into: &writer)
         case .response(let response, let number):

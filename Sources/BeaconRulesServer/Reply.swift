@@ -9,28 +9,54 @@ import Darwin
 enum Reply {
     /// `{"ok":true,"event":ID,"records":[...]}` from the records as stored: JSON lines, each ending in `\n`.
     static func accepted(event id: String, records: [UInt8], into w: inout JSONWriter) {
-        w.raw("{\"ok\":true,\"event\":")
-        w.string(id)
-        w.raw(",\"records\":")
+        opening(event: id, into: &w)
         array(of: records, into: &w)
         w.raw("}\n")
     }
 
-    /// JSON lines (each ending in `\n`) as a JSON array. Records never hold a raw newline (JSON
-    /// escapes it), so each `\n` ends one record.
+    /// `accepted` for records as the engine wrote them, referenced runs included: each run is
+    /// copied once, straight into the reply.
+    static func accepted(event id: String, written records: JSONWriter, into w: inout JSONWriter) {
+        opening(event: id, into: &w)
+        w.bytes.append(0x5B)  // [
+        let start = w.bytes.count
+        records.forEachSegment { w.bytes.append(contentsOf: $0) }
+        closeArray(from: start, into: &w)
+        w.raw("}\n")
+    }
+
+    private static func opening(event id: String, into w: inout JSONWriter) {
+        w.raw("{\"ok\":true,\"event\":")
+        w.string(id)
+        w.raw(",\"records\":")
+    }
+
+    /// JSON lines (each ending in `\n`) as a JSON array.
     static func array(of records: [UInt8], into w: inout JSONWriter) {
         w.bytes.append(0x5B)  // [
-        records.withUnsafeBufferPointer { all in
-            guard let base = all.baseAddress else { return }
-            var start = 0
-            while start < all.count, let hit = memchr(base + start, 0x0A, all.count - start) {
-                let end = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
-                if start > 0 { w.bytes.append(0x2C) }  // ,
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: all[start..<end]))
-                start = end + 1
-            }
+        let start = w.bytes.count
+        w.bytes.append(contentsOf: records)
+        closeArray(from: start, into: &w)
+    }
+
+    /// Turns the JSON lines appended from `start` on into the items of the array opened just
+    /// before: each line's `\n` becomes the comma after it, the last one the closing bracket.
+    /// Records never hold a raw newline (JSON escapes it), so each `\n` ends one record.
+    private static func closeArray(from start: Int, into w: inout JSONWriter) {
+        guard w.bytes.count > start else {
+            w.bytes.append(0x5D)  // ]
+            return
         }
-        w.bytes.append(0x5D)  // ]
+        w.bytes.withUnsafeMutableBufferPointer { all in
+            let base = all.baseAddress!
+            var at = start
+            while at < all.count, let hit = memchr(base + at, 0x0A, all.count - at) {
+                let newline = UnsafeMutableRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+                base[newline] = 0x2C  // ,
+                at = newline + 1
+            }
+            base[all.count - 1] = 0x5D  // ]
+        }
     }
 
     /// `{"ok":true,"outbox":[{"seq":N,"records":[...]},...],"next":M}`: records that fired on the

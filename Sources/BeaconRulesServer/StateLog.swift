@@ -19,6 +19,12 @@ public protocol StateLog: AnyObject {
     /// The records an event id was answered with, nil when the id is new.
     func answer(event id: String) -> [UInt8]?
     func remember(event id: String, records: [UInt8])
+    /// Whether `remember(event:written:holding:)` keeps a writer's referenced runs as references
+    /// (by keeping their storage alive) rather than as copies.
+    var keepsReferences: Bool { get }
+    /// `remember` for records as the engine wrote them; `storage` is what their references point
+    /// into (`RulesEngine.referencedStorage`).
+    func remember(event id: String, written records: JSONWriter, holding storage: AnyObject)
     func loadLedger() throws(StoreError) -> DeliveryLedger
     func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError)
     func loadPresence() throws(StoreError) -> [UInt8]?
@@ -28,14 +34,42 @@ public protocol StateLog: AnyObject {
     func close()
 }
 
+extension StateLog {
+    public var keepsReferences: Bool { false }
+
+    /// A log that keeps bytes (a file) keeps the records joined.
+    public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
+        remember(event: id, records: records.joinedBytes)
+    }
+}
+
 extension SQLiteStateStore: StateLog {}
 
 /// The state of a server without `--state`: it lives as long as the process, in hash tables, so
 /// that no event pays for SQL. Nothing here can fail, so a transaction is only a bracket.
 public final class MemoryStateLog: StateLog {
-    /// Where each answered event's records sit in `arena`.
-    private var answers: [String: ByteArena.Slot] = [:]
+    /// Where each answered event's records sit: their own bytes in `arena`, and the runs they
+    /// refer to (`references[start ..< start + count]`).
+    private struct Answer {
+        var own: ByteArena.Slot
+        var referencesStart: UInt32
+        var referencesCount: UInt32
+    }
+
+    /// A run of an answer that stays where the engine wrote it (a record tail in the engine's
+    /// cache), placed at `at` in the answer's own bytes. 16 bytes where the run is about 700.
+    private struct Reference {
+        var start: UnsafePointer<UInt8>
+        var at: UInt32
+        var count: UInt32
+    }
+
+    private var answers: [String: Answer] = [:]
     private var arena = ByteArena()
+    private var references: [Reference] = []
+    /// What the references point into, kept alive as long as the log (an engine replaced by a
+    /// reload frees its own copy; the answers given from it must not change).
+    private var storages: [AnyObject] = []
     private var outboxEntries: [(seq: Int64, records: [UInt8])] = []
 
     public init() {
@@ -47,8 +81,37 @@ public final class MemoryStateLog: StateLog {
     public func begin() {}
     public func commit() {}
     public func rollback() {}
-    public func answer(event id: String) -> [UInt8]? { answers[id].map { arena.bytes($0) } }
-    public func remember(event id: String, records: [UInt8]) { answers[id] = arena.append(records) }
+
+    public var keepsReferences: Bool { true }
+
+    public func answer(event id: String) -> [UInt8]? {
+        guard let answer = answers[id] else { return nil }
+        let own = arena.bytes(answer.own)
+        if answer.referencesCount == 0 { return own }
+        var joined: [UInt8] = []
+        var position = 0
+        for reference in references[Int(answer.referencesStart)..<Int(answer.referencesStart + answer.referencesCount)] {
+            joined.append(contentsOf: own[position..<Int(reference.at)])
+            joined.append(contentsOf: UnsafeBufferPointer(start: reference.start, count: Int(reference.count)))
+            position = Int(reference.at)
+        }
+        joined.append(contentsOf: own[position...])
+        return joined
+    }
+
+    public func remember(event id: String, records: [UInt8]) {
+        answers[id] = Answer(own: arena.append(records), referencesStart: 0, referencesCount: 0)
+    }
+
+    public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
+        if !records.references.isEmpty && storages.last !== storage { storages.append(storage) }
+        let start = UInt32(references.count)
+        for reference in records.references {
+            references.append(Reference(start: reference.start, at: UInt32(reference.at), count: UInt32(reference.count)))
+        }
+        answers[id] = Answer(own: arena.append(records.bytes), referencesStart: start, referencesCount: UInt32(records.references.count))
+    }
+
     /// The ledger lives in the engine; there is nothing saved to load.
     public func loadLedger() -> DeliveryLedger { DeliveryLedger() }
     public func saveLedger(_ lines: [DeliveryLedger.Line]) {}
@@ -77,7 +140,8 @@ public final class MemoryStateLog: StateLog {
 
 /// Append-only bytes in 2 MiB chunks that are never moved or freed before the arena is.
 ///
-/// The answer log keeps about 700 bytes for every event, for as long as the server runs. Kept as
+/// The answer log keeps an event's own record bytes (heads, short tails; about 450 bytes an event
+/// on the museum trace, where whole replies are about 700), for as long as the server runs. Kept as
 /// one array per event, that growth went through malloc a page at a time (an `mprotect` and a
 /// page fault every few events, a third of the server's time on this VM); chunks asked for
 /// transparent huge pages fault in 2 MiB at a time. And the kernel zeroes each new page when it is

@@ -38,6 +38,10 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// by (campaign, device language, trigger): address << 16 | length. They never move, so a
     /// writer that collects references points at them instead of copying ~1 KB per record.
     var tailArena = StableByteArena()
+    /// What the references of a writer that collects them (`JSONWriter.appendStable`) point
+    /// into: a holder keeps those bytes valid past this engine (a server's answer log, across a
+    /// reload) by keeping this object.
+    public var referencedStorage: AnyObject { tailArena }
     var tailIndex: RuleLocaleTable
     /// The ledger's `languageEpoch` under which the language of every cached tail was noted
     /// (nil: no tail cached yet; 0: some tail was cached without it, with the ledger off or

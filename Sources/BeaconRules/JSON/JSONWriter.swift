@@ -8,6 +8,9 @@ public struct JSONWriter: Sendable {
     /// writer that is written out whole (`forEachSegment`) while the engine that filled it lives,
     /// and never sliced: `bytes` alone is then not the output.
     public var collectsReferences = false
+    /// The shortest run `appendStable` references (shorter ones are copied): for output written
+    /// with `writev`, a reference costs a vector; for a log that keeps them, 16 bytes.
+    public var shortestReference = 256
     /// The bytes of all `references`.
     public private(set) var referencedCount = 0
 
@@ -41,7 +44,7 @@ public struct JSONWriter: Sendable {
 
     /// Whether `appendStable` would reference `run` rather than copy it.
     @inline(__always)
-    public func refers(_ run: UnsafeBufferPointer<UInt8>) -> Bool { collectsReferences && run.count >= 256 }
+    public func refers(_ run: UnsafeBufferPointer<UInt8>) -> Bool { collectsReferences && run.count >= shortestReference }
 
     /// Records `run` (stable, see `appendStable`) as written at `at`, a position in `bytes` not
     /// before any earlier reference's: for a caller that appends the bytes around it at once.
@@ -71,6 +74,15 @@ public struct JSONWriter: Sendable {
             }
             if position < own.count { body(UnsafeBufferPointer(rebasing: own[position...])) }
         }
+    }
+
+    /// The whole output as one array: `bytes` with the referenced runs in their places.
+    public var joinedBytes: [UInt8] {
+        if references.isEmpty { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        forEachSegment { out.append(contentsOf: $0) }
+        return out
     }
 
     @inlinable

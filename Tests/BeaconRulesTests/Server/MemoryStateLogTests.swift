@@ -1,3 +1,4 @@
+import BeaconRules
 @testable import BeaconRulesServer
 import Testing
 
@@ -31,5 +32,48 @@ struct MemoryStateLogTests {
         await server.stop()
         #expect(first.count == lines.count)
         #expect(again == first.reversed())
+    }
+}
+
+/// Answers that refer to bytes the engine keeps (record tails): given back joined, and what they
+/// point into is kept alive by the log.
+@Suite("MemoryStateLog, references")
+struct MemoryStateLogReferencesTests {
+    final class Storage {
+        let bytes: UnsafeMutableBufferPointer<UInt8>
+        init(_ text: String) {
+            bytes = .allocate(capacity: text.utf8.count)
+            _ = bytes.initialize(from: text.utf8)
+        }
+        deinit { bytes.deallocate() }
+        func run(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+    }
+
+    @Test func referencedRunsComeBackInTheirPlacesAndTheirStorageIsKept() {
+        let log = MemoryStateLog()
+        defer { log.close() }
+        weak var kept: Storage?
+        do {
+            let storage = Storage(",\"a\":\"a long tail of the first record\"}\n,\"b\":2}\n")
+            kept = storage
+            var w = JSONWriter()
+            w.collectsReferences = true
+            w.shortestReference = 4
+            w.raw(#"{"head":1"#)
+            w.appendStable(storage.run(0..<40))
+            w.raw(#"{"head":2"#)
+            w.appendStable(storage.run(40..<48))
+            // Too short to be referenced: copied.
+            w.raw(#"{"h":3"#)
+            w.appendStable(storage.run(45..<48))
+            #expect(w.references.count == 2)
+            log.remember(event: "e", written: w, holding: storage)
+            // Plain bytes in between do not disturb the references.
+            log.remember(event: "plain", records: Array("{}\n".utf8))
+        }
+        #expect(kept != nil)
+        let expected = #"{"head":1,"a":"a long tail of the first record"}"# + "\n" + #"{"head":2,"b":2}"# + "\n" + #"{"h":32}"# + "\n"
+        #expect(log.answer(event: "e").map { String(decoding: $0, as: UTF8.self) } == expected)
+        #expect(log.answer(event: "plain") == Array("{}\n".utf8))
     }
 }
