@@ -26,33 +26,6 @@ public struct CompiledRule: Sendable {
 }
 
 extension CampaignSet {
-    /// The fire date (ms) if the rule fires at `time` given the device's last firing, else nil.
-    /// Must agree with `Campaign.verdictAfterMatch`; the reference-path test holds them together.
-    @inline(__always)
-    func fireDate(_ rule: CompiledRule, time: Int64, last: Int64?) -> Int64? {
-        if rule.framesCount > 0 {
-            var live = false
-            frameBounds.withUnsafeBufferPointer { bounds in
-                var i = Int(rule.framesStart) * 2
-                let end = i + Int(rule.framesCount) * 2
-                while i < end {
-                    if bounds[i] <= time && time < bounds[i + 1] { live = true; return }
-                    i += 2
-                }
-            }
-            if !live { return nil }
-        }
-        if let last {
-            if rule.onceOnly { return nil }
-            if rule.interval > 0 && time < last &+ rule.interval { return nil }
-        }
-        if rule.delay > 0 { return time &+ rule.delay }
-        if rule.deliverAt != Int64.min {
-            return time > rule.deliverAt ? nil : rule.deliverAt
-        }
-        return time
-    }
-
     static func compile(_ campaigns: [Campaign]) -> (rules: [CompiledRule], bounds: [Int64], ids: [CampaignID]) {
         // Campaign ids numbered in first-seen order. ASCII ids (all seen in practice) go through a
         // multiply hash of their bytes, much cheaper than SipHash; other text compares equal as Swift

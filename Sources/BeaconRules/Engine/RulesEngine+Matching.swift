@@ -35,6 +35,7 @@ extension RulesEngine {
             withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
                 withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
                     rows.withUnsafeBufferPointer { rows in
+                    campaigns.frameBounds.withUnsafeBufferPointer { bounds in
                         candidates.withUnsafeBufferPointer { candidates in
                             var chunk = range.lowerBound
                             while chunk < range.upperBound {
@@ -43,12 +44,12 @@ extension RulesEngine {
                                 for i in chunk..<chunkEnd {
                                     let index = candidates[i]
                                     let row = rows.baseAddress! + Int(index)
-                                    if row.pointee.rule.triggerMask & bit == 0 { continue }
-                                    if bit == 1 && row.pointee.rule.dwell != dwell { continue }
+                                    if row.pointee.triggerMask & bit == 0 { continue }
+                                    if bit == 1 && (dwell != 0 || row.pointee.waitsForDwell) && campaigns.rules[Int(index)].dwell != dwell { continue }
                                     live[liveCount] = index
                                     liveCount += 1
                                     if row.pointee.keepsState {
-                                        (keys.baseAddress! + stateful).initialize(to: campaignKeys[Int(row.pointee.rule.idSlot)])
+                                        (keys.baseAddress! + stateful).initialize(to: row.pointee.key)
                                         stateful += 1
                                     }
                                 }
@@ -67,13 +68,14 @@ extension RulesEngine {
                                     let keepsState = row.pointee.keepsState
                                     let last = keepsState ? lasts[k] : nil
                                     if keepsState { k += 1 }
-                                    guard let fireDate = campaigns.fireDate(row.pointee.rule, time: time, last: last) else { continue }
-                                    let idSlot = row.pointee.rule.idSlot
+                                    guard let fireDate = row.pointee.fireDate(time: time, last: last, bounds: bounds, rule: { campaigns.rules[Int(index)] }) else { continue }
+                                    let idSlot = row.pointee.idSlot
                                     if pending.contains(where: { $0.idSlot == idSlot }) { continue }
-                                    pending.append(Firing(fireDate: fireDate, rank: row.pointee.rule.rank, index: index, idSlot: idSlot, isSilent: row.pointee.rule.isSilent, keepsState: keepsState))
+                                    pending.append(Firing(fireDate: fireDate, rank: row.pointee.rank, index: index, idSlot: idSlot, isSilent: row.pointee.isSilent, keepsState: keepsState))
                                 }
                             }
                         }
+                    }
                     }
                 }
             }
@@ -124,8 +126,8 @@ extension RulesEngine {
         guard beaconNumbers.count < beaconLimit else { return nil }
         var list: [Int32] = []
         campaigns.candidates(for: beacon, into: &list)
-        let enters = list.filter { rows[Int($0)].rule.triggerMask & 1 != 0 }
-        let exits = list.filter { rows[Int($0)].rule.triggerMask & 2 != 0 }
+        let enters = list.filter { rows[Int($0)].triggerMask & 1 != 0 }
+        let exits = list.filter { rows[Int($0)].triggerMask & 2 != 0 }
         guard enters.count <= 0xFFFF, exits.count <= 0xFFFF,
               candidateLists.count + enters.count + exits.count <= rowLimit else { return nil }
         let start = candidateLists.count

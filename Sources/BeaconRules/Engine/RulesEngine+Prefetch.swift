@@ -50,21 +50,15 @@ extension RulesEngine {
                     }
                     rows.withUnsafeBufferPointer { rows in
                         for i in 0..<n {
-                            for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].rule.triggerMask) }
+                            for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].triggerMask) }
                         }
-                        // Then what the rows point to: the state key of those that keep state,
-                        // the first timeframe of those that have any.
-                        campaignKeys.withUnsafeBytes { keys in
-                            campaigns.frameBounds.withUnsafeBufferPointer { bounds in
-                                let stride = MemoryLayout<Store.CampaignKey>.stride
-                                for i in 0..<n {
-                                    for k in ranges[i] {
-                                        let row = rows[Int(lists[k])]
-                                        if row.keepsState && stride > 0 {
-                                            sink ^= UInt64(keys.load(fromByteOffset: Int(row.rule.idSlot) * stride, as: UInt8.self))
-                                        }
-                                        if row.rule.framesCount > 0 { sink ^= UInt64(bitPattern: bounds[Int(row.rule.framesStart) * 2]) }
-                                    }
+                        // Then the first timeframe of the rows that have any (a row holds its
+                        // state key).
+                        campaigns.frameBounds.withUnsafeBufferPointer { bounds in
+                            for i in 0..<n {
+                                for k in ranges[i] {
+                                    let row = rows[Int(lists[k])]
+                                    if row.framesCount > 0 { sink ^= UInt64(bitPattern: bounds[Int(row.framesStart) * 2]) }
                                 }
                             }
                         }

@@ -21,7 +21,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     var candidateLists: [Int32] = []
     /// One row per campaign, its rule with what matching reads beside it. Rows of venue-wide and
     /// instant campaigns, which most events are candidates of, stay in cache.
-    let rows: [CandidateRow]
+    let rows: [CandidateRow<Store.CampaignKey>]
     /// The current event's beacon number, -1 when it has none (the table is full).
     var eventBeacon = -1
     /// Beacons numbered so far (tests: which candidate path events took).
@@ -84,12 +84,6 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// Distinct device languages whose record tails are cached; beyond this, tails are rendered per record.
     static var cachedLanguageLimit: Int { 1024 }
 
-    struct CandidateRow {
-        var rule: CompiledRule
-        /// `CampaignSet.keepsState` of the rule's campaign id.
-        var keepsState: Bool
-    }
-
     struct Firing {
         var fireDate: Int64
         var rank: Int32
@@ -114,7 +108,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         campaignKeys = keys
         campaignHeads = CampaignHeads(campaigns)
         tailIndex = RuleLocaleTable(rules: campaigns.campaigns.count)
-        rows = campaigns.rules.map { CandidateRow(rule: $0, keepsState: campaigns.keepsState[Int($0.idSlot)]) }
+        rows = campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) }
         scratch.reserveCapacity(16)
         pending.reserveCapacity(16)
     }

@@ -165,8 +165,11 @@ public enum EventParser {
     @inline(__always)
     static func knownType(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> EventKind? {
         guard p < b.count, b[p] == 0x22 else { return nil }
-        if p + 7 <= b.count, b[p + 6] == 0x22, matches(b, p + 1, "enter") { p += 7; return .enter }
-        if p + 6 <= b.count, b[p + 5] == 0x22, matches(b, p + 1, "exit") { p += 6; return .exit }
+        // The word after the opening quote, first byte lowest: `ente` then `r"`, or `exit` then `"`.
+        guard p + 6 <= b.count else { return nil }
+        let word = UnsafeRawPointer(b.baseAddress! + p + 1).loadUnaligned(as: UInt32.self)
+        if word == 0x6574_6E65, p + 7 <= b.count, b[p + 5] == 0x72, b[p + 6] == 0x22 { p += 7; return .enter }
+        if word == 0x7469_7865, b[p + 5] == 0x22 { p += 6; return .exit }
         return nil
     }
 
