@@ -188,12 +188,14 @@ public enum EventParser {
     static func quotedUTCTime(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int, dates: inout UTCDateCache) -> Timestamp? {
         guard p < b.count, b[p] == 0x22 else { return nil }
         // With milliseconds (24 bytes), then without (20).
-        for length in stride(from: 24, through: 20, by: -4) {
-            guard p + length + 2 <= b.count, b[p + length + 1] == 0x22 else { continue }
-            if let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(rebasing: b[p + 1..<p + 1 + length]), dates: &dates) {
-                p += length + 2
-                return time
-            }
+        let base = b.baseAddress! + p + 1
+        if p + 26 <= b.count, base[24] == 0x22, let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(start: base, count: 24), dates: &dates) {
+            p += 26
+            return time
+        }
+        if p + 22 <= b.count, base[20] == 0x22, let time = Timestamp.parseCanonicalUTC(UnsafeBufferPointer(start: base, count: 20), dates: &dates) {
+            p += 22
+            return time
         }
         return nil
     }
