@@ -242,7 +242,13 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     // MARK: - The owner thread
 
     private var writer = JSONWriter(capacity: 1 << 16)
-    private var records = JSONWriter(capacity: 1 << 12)
+    /// An event's records. When the log keeps references (`StateLog.keepsReferences`), tails of
+    /// 32 bytes and more are referenced: a reference costs the log 16 bytes.
+    private var records: JSONWriter = {
+        var records = JSONWriter(capacity: 1 << 12)
+        records.shortestReference = 32
+        return records
+    }()
     /// The events of the lines being prefetched (`prefetch`), reused: they are written from here,
     /// so the engine starts from what the prefetch found for them.
     private var prefetching = InPlaceEventBatch()
@@ -416,7 +422,6 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                 // Where the log keeps references, record tails are not copied into it: the log
                 // keeps the engine's cache alive and the reply copies each tail once.
                 records.collectsReferences = store.keepsReferences
-                records.shortestReference = 32
                 defer {
                     records.removeAll()
                     records.collectsReferences = false
