@@ -24,22 +24,13 @@ public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
         // The ten decimal digits as two loads (first digit lowest), all checked at once.
         let raw = UnsafeRawPointer(b.baseAddress! + 32)
         let w0 = raw.loadUnaligned(as: UInt64.self), w1 = UInt64(raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
-        guard Self.isDigits(w0, mask: ~0), Self.isDigits(w1, mask: 0xFFFF) else { return nil }
+        guard Digits.areASCII(w0, where: ~0), Digits.areASCII(w1, where: 0xFFFF) else { return nil }
         let d0 = w0 & 0x0F0F_0F0F_0F0F_0F0F, d1 = w1 & 0x0F0F
         @inline(__always) func digit(_ w: UInt64, _ k: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: w >> (8 * k)) & 0xF }
         let major = digit(d0, 0) * 10000 + digit(d0, 1) * 1000 + digit(d0, 2) * 100 + digit(d0, 3) * 10 + digit(d0, 4)
         let minor = digit(d0, 5) * 10000 + digit(d0, 6) * 1000 + digit(d0, 7) * 100 + digit(d1, 0) * 10 + digit(d1, 1)
         guard major <= 65535, minor <= 65535 else { return nil }
         self.init(uuid: uuid, major: UInt16(major), minor: UInt16(minor))
-    }
-
-    /// Whether every byte of `w` under `mask` (0xFF bytes) is an ASCII digit: the high nibble is
-    /// 3, and stays 3 when 6 is added (0x3A and above carry into it).
-    @inlinable @inline(__always)
-    static func isDigits(_ w: UInt64, mask: UInt64) -> Bool {
-        let highs = mask & 0xF0F0_F0F0_F0F0_F0F0, threes = mask & 0x3030_3030_3030_3030
-        let d = w & mask
-        return d & highs == threes && (d &+ (mask & 0x0606_0606_0606_0606)) & highs == threes
     }
 
     /// The lower-case 42-char pid.

@@ -35,47 +35,47 @@ extension RulesEngine {
             withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
                 withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
                     rows.withUnsafeBufferPointer { rows in
-                    campaigns.frameBounds.withUnsafeBufferPointer { bounds in
-                        candidates.withUnsafeBufferPointer { candidates in
-                            var chunk = range.lowerBound
-                            while chunk < range.upperBound {
-                                let chunkEnd = min(chunk + Self.matchChunk, range.upperBound)
-                                var liveCount = 0, stateful = 0
-                                for i in chunk..<chunkEnd {
-                                    let index = candidates[i]
-                                    let row = rows.baseAddress! + Int(index)
-                                    if row.pointee.triggerMask & bit == 0 { continue }
-                                    if bit == 1 && (dwell != 0 || row.pointee.waitsForDwell) && campaigns.rules[Int(index)].dwell != dwell { continue }
-                                    live[liveCount] = index
-                                    liveCount += 1
-                                    if row.pointee.keepsState {
-                                        (keys.baseAddress! + stateful).initialize(to: row.pointee.key)
-                                        stateful += 1
+                        campaigns.frameBounds.withUnsafeBufferPointer { bounds in
+                            candidates.withUnsafeBufferPointer { candidates in
+                                var chunk = range.lowerBound
+                                while chunk < range.upperBound {
+                                    let chunkEnd = min(chunk + Self.matchChunk, range.upperBound)
+                                    var liveCount = 0, stateful = 0
+                                    for i in chunk..<chunkEnd {
+                                        let index = candidates[i]
+                                        let row = rows.baseAddress! + Int(index)
+                                        if row.pointee.triggerMask & bit == 0 { continue }
+                                        if bit == 1 && (dwell != 0 || row.pointee.waitsForDwell) && campaigns.rules[Int(index)].dwell != dwell { continue }
+                                        live[liveCount] = index
+                                        liveCount += 1
+                                        if row.pointee.keepsState {
+                                            (keys.baseAddress! + stateful).initialize(to: row.pointee.key)
+                                            stateful += 1
+                                        }
                                     }
-                                }
-                                chunk = chunkEnd
-                                if liveCount == 0 { continue }
-                                if let device {
-                                    store.lastFirings(device, UnsafeBufferPointer(start: keys.baseAddress, count: stateful), into: lasts.baseAddress!)
-                                } else {
-                                    for k in 0..<stateful { lasts[k] = nil }
-                                }
-                                keys.baseAddress!.deinitialize(count: stateful)
-                                var k = 0
-                                for l in 0..<liveCount {
-                                    let index = live[l]
-                                    let row = rows.baseAddress! + Int(index)
-                                    let keepsState = row.pointee.keepsState
-                                    let last = keepsState ? lasts[k] : nil
-                                    if keepsState { k += 1 }
-                                    guard let fireDate = row.pointee.fireDate(time: time, last: last, bounds: bounds, rule: { campaigns.rules[Int(index)] }) else { continue }
-                                    let idSlot = row.pointee.idSlot
-                                    if pending.contains(where: { $0.idSlot == idSlot }) { continue }
-                                    pending.append(Firing(fireDate: fireDate, rank: row.pointee.rank, index: index, idSlot: idSlot, isSilent: row.pointee.isSilent, keepsState: keepsState))
+                                    chunk = chunkEnd
+                                    if liveCount == 0 { continue }
+                                    if let device {
+                                        store.lastFirings(device, UnsafeBufferPointer(start: keys.baseAddress, count: stateful), into: lasts.baseAddress!)
+                                    } else {
+                                        for k in 0..<stateful { lasts[k] = nil }
+                                    }
+                                    keys.baseAddress!.deinitialize(count: stateful)
+                                    var k = 0
+                                    for l in 0..<liveCount {
+                                        let index = live[l]
+                                        let row = rows.baseAddress! + Int(index)
+                                        let keepsState = row.pointee.keepsState
+                                        let last = keepsState ? lasts[k] : nil
+                                        if keepsState { k += 1 }
+                                        guard let fireDate = row.pointee.fireDate(time: time, last: last, bounds: bounds, rule: { campaigns.rules[Int(index)] }) else { continue }
+                                        let idSlot = row.pointee.idSlot
+                                        if pending.contains(where: { $0.idSlot == idSlot }) { continue }
+                                        pending.append(Firing(fireDate: fireDate, rank: row.pointee.rank, index: index, idSlot: idSlot, isSilent: row.pointee.isSilent, keepsState: keepsState))
+                                    }
                                 }
                             }
                         }
-                    }
                     }
                 }
             }
@@ -85,7 +85,7 @@ extension RulesEngine {
         for firing in pending where firing.keepsState {
             let key = deviceKey ?? store.key(deviceUTF8: event.device)
             deviceKey = key
-            store.recordFiring(key, campaignKeys[Int(firing.idSlot)], at: event.time)
+            store.recordFiring(key, rows[Int(firing.index)].key, at: event.time)
         }
         if pending.count > 1 { Self.sortFirings(&pending) }
     }

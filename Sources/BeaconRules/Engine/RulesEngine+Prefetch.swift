@@ -52,8 +52,8 @@ extension RulesEngine {
                         for i in 0..<n {
                             for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].triggerMask) }
                         }
-                        // Then the first timeframe of the rows that have any (a row holds its
-                        // state key).
+                        // Then the first timeframe of the rows that have any (a row's state key
+                        // is in the row itself).
                         campaigns.frameBounds.withUnsafeBufferPointer { bounds in
                             for i in 0..<n {
                                 for k in ranges[i] {

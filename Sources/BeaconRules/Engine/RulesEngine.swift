@@ -6,8 +6,6 @@ public struct RulesEngine<Store: SuppressionStore> {
     public let campaigns: CampaignSet
     public let chooser: LanguageChooser
     public var store: Store
-    /// The store's key for each distinct campaign id (`CompiledRule.idSlot`).
-    var campaignKeys: [Store.CampaignKey]
     /// Reused per event so that matching does not allocate.
     var scratch: [Int32] = []
     /// Each beacon seen in events, numbered, with its candidate campaigns (`CampaignSet.candidates`:
@@ -102,10 +100,10 @@ public struct RulesEngine<Store: SuppressionStore> {
         self.campaigns = campaigns
         self.chooser = LanguageChooser(locales: locales)
         self.store = store
+        // The store's key for each distinct campaign id (`CompiledRule.idSlot`), kept in the rows.
         var keys: [Store.CampaignKey] = []
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
-        campaignKeys = keys
         campaignHeads = CampaignHeads(campaigns)
         tailIndex = RuleLocaleTable(rules: campaigns.campaigns.count)
         rows = campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) }
@@ -311,5 +309,4 @@ public struct RulesEngine<Store: SuppressionStore> {
             return (campaign, verdict)
         }
     }
-
 }

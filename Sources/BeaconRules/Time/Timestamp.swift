@@ -59,8 +59,19 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 }
 
-/// Decimal and hex digits written straight into a buffer (formatting on the hot path).
+/// Decimal and hex digits written straight into a buffer (formatting on the hot path), and
+/// checked a word at a time (parsing).
+@usableFromInline
 enum Digits {
+    /// Whether every byte of `w` where `mask` has 0xFF is an ASCII digit (first byte lowest):
+    /// 0x30...0x39 have the high nibble 3, and keep it when 6 is added (0x3A and above carry).
+    @inlinable @inline(__always)
+    static func areASCII(_ w: UInt64, where mask: UInt64) -> Bool {
+        let highs = mask & 0xF0F0_F0F0_F0F0_F0F0, threes = mask & 0x3030_3030_3030_3030
+        let d = w & mask
+        return d & highs == threes && (d &+ (mask & 0x0606_0606_0606_0606)) & highs == threes
+    }
+
     /// `value` (0...99) as two decimal digits at `p`.
     @inline(__always)
     static func write2(_ value: Int64, _ p: UnsafeMutablePointer<UInt8>) {
@@ -235,11 +246,7 @@ extension Timestamp {
     /// where `separatorBytes` has them.
     @inline(__always)
     private static func fits(_ w: UInt64, digits: UInt64, separatorBytes: UInt64, separators: UInt64) -> Bool {
-        let highs = digits & 0xF0F0_F0F0_F0F0_F0F0, zeros = digits & 0x3030_3030_3030_3030
-        let d = w & digits
-        // 0x30...0x39: the high nibble is 3, and stays 3 when 6 is added (0x3A + 6 carries).
-        let isDigits = d & highs == zeros && (d &+ (digits & 0x0606_0606_0606_0606)) & highs == zeros
-        return isDigits && w & separatorBytes == separators
+        Digits.areASCII(w, where: digits) && w & separatorBytes == separators
     }
 }
 

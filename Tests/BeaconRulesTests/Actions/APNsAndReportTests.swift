@@ -25,10 +25,16 @@ struct APNsAndReportTests {
         #expect(!record.jsonLine.contains("subtitle"))
     }
 
-    @Test func replayWithResponsesThenReportCountsEachStateOnce() throws {
+    /// A fresh folder holding the response campaign as `c.json`; the caller removes it.
+    private func campaignFolder() throws -> String {
         let dir = Paths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         try ResponseTests.campaign.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func replayWithResponsesThenReportCountsEachStateOnce() throws {
+        let dir = try campaignFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let b = ResponseTests.beacon
         let trace = """
             {"id":"e1","device":"d1","type":"enter","beacon":"\(b)","time":"2026-05-10T16:00:00Z","locale":"en"}
@@ -64,27 +70,21 @@ struct APNsAndReportTests {
     }
 
     /// `--no-responses`: the same records, every response line refused in its place (and the
-    /// events after it still applied), and no delivery remembered, in memory or in the state file.
+    /// events after it still applied), and no delivery saved in the state file (`report` shows none).
     @Test func replayWithNoResponsesGivesTheSameRecordsAndRemembersNoDelivery() throws {
         let golden = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl", "--no-responses"])
         #expect(golden.status == 0)
         #expect(golden.stderr.isEmpty)
         #expect(golden.stdout == Paths.read(Paths.fixture("museum-day.records.jsonl")))
 
-        let dir = Paths.temporaryDirectory()
+        let dir = try campaignFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try ResponseTests.campaign.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let b = ResponseTests.beacon
-        let events = """
-            {"id":"e1","device":"d1","type":"enter","beacon":"\(b)","time":"2026-05-10T16:00:00Z","locale":"en"}
-            {"id":"e2","device":"d2","type":"enter","beacon":"\(b)","time":"2026-05-10T16:05:00Z","locale":"en"}
-
-            """
-        let lines = events.split(separator: "\n").map(String.init)
+        let e1 = #"{"id":"e1","device":"d1","type":"enter","beacon":"\#(b)","time":"2026-05-10T16:00:00Z","locale":"en"}"#
+        let e2 = #"{"id":"e2","device":"d2","type":"enter","beacon":"\#(b)","time":"2026-05-10T16:05:00Z","locale":"en"}"#
         let response = #"{"type":"response","device":"d1","notification":"offer:d1:e1","action":"present","time":"2026-05-10T16:01:00Z"}"#
-        let trace = [lines[0], response, lines[1]].joined(separator: "\n") + "\n"
-        try events.write(toFile: dir + "/events.jsonl", atomically: true, encoding: .utf8)
-        try trace.write(toFile: dir + "/t.jsonl", atomically: true, encoding: .utf8)
+        try (e1 + "\n" + e2 + "\n").write(toFile: dir + "/events.jsonl", atomically: true, encoding: .utf8)
+        try (e1 + "\n" + response + "\n" + e2 + "\n").write(toFile: dir + "/t.jsonl", atomically: true, encoding: .utf8)
         let plain = try CommandRunner.run(["replay", dir + "/events.jsonl", "--campaigns", dir + "/c.json"])
         let replay = try CommandRunner.run(["replay", dir + "/t.jsonl", "--campaigns", dir + "/c.json", "--state", dir + "/s.db", "--no-responses"])
         #expect(replay.status == 1)

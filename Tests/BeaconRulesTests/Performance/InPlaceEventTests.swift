@@ -65,7 +65,6 @@ struct InPlaceEventTests {
         #expect(count == lines.count)
     }
 
-    /// The in-memory store finds a device by its bytes exactly as by its `String`.
     /// A batch converts a date once and reuses it while the lines stay on that day: dates one
     /// after another across month and year ends, leap days, and impossible dates right after a
     /// valid one of the same month (or the same day of another year) are each read as the
@@ -95,6 +94,7 @@ struct InPlaceEventTests {
         }
     }
 
+    /// The in-memory store finds a device by its bytes exactly as by its `String`.
     @Test func theStoreFindsDevicesByTheirBytesAsByTheirText() {
         var store = InMemorySuppressionStore()
         let devices = ["dev-1", "Gerät-ü", "", String(repeating: "x", count: 40), "dev-10"]

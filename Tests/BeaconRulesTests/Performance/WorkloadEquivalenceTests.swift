@@ -135,8 +135,9 @@ struct ManyCandidatesTests {
         let slow = reference.replay(Self.events(), source: "many.jsonl")
         let fastLines = fast.split(separator: "\n"), slowLines = slow.split(separator: "\n")
         #expect(fastLines.count == slowLines.count)
-        // Each event can fire at most one action per eid: 40 eids.
-        #expect(fastLines.count > 72, "every event should fire something")
+        // 72 events, each firing at most one action per eid (40 eids): more records than events
+        // means the chunks were really exercised.
+        #expect(fastLines.count > 72, "fewer records than events")
         for (i, (a, b)) in zip(fastLines, slowLines).enumerated() where a != b {
             Issue.record("record \(i + 1) differs:\nfast: \(a)\nslow: \(b)")
             break
