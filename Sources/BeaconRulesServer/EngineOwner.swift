@@ -252,7 +252,8 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     /// The events of the lines being prefetched (`prefetch`), reused: they are written from here,
     /// so the engine starts from what the prefetch found for them.
     private var prefetching = InPlaceEventBatch()
-    /// Per line of the slice being applied, its event's place in `prefetching` (-1: not an event).
+    /// Per line of the slice being applied, its event's place in `prefetching` (-1: not there: not an
+    /// event, or one too large for the batch).
     private var prefetchedPlaces: [Int] = []
 
     /// Loads what the events among `lines` will read (changing nothing), when they go straight
@@ -262,7 +263,7 @@ private final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         prefetchedPlaces.removeAll(keepingCapacity: true)
         if presence.settings.flickerControl { return }
         for line in lines {
-            if case .event(let event, _) = line {
+            if case .event(let event, _) = line, prefetching.canHold(event) {
                 prefetchedPlaces.append(prefetching.count)
                 prefetching.append(event)
             } else {

@@ -24,6 +24,14 @@ struct LineReader: ~Copyable {
     private var atEnd = false
     /// The 1-based number of the line last returned.
     private(set) var lineNumber = 0
+    /// The longest line handed out, in bytes (without its `\n`). A longer one is not kept: it is
+    /// skipped up to its newline, read through without being held, and handed out empty with
+    /// `lineWasTooLong` set, so that one absurd line neither exhausts memory nor costs the rest.
+    let longestLine: Int
+    /// The line last returned was longer than `longestLine` (and is handed out empty).
+    private(set) var lineWasTooLong = false
+    /// Reading through a line longer than `longestLine` (a pipe: its bytes are dropped as read).
+    private var skipping = false
     private var readCount = 0
     /// Bytes read so far (of a mapped file: lines handed out, in steps of 256 KiB, and all of it
     /// once the last line is).
@@ -34,8 +42,9 @@ struct LineReader: ~Copyable {
 
     /// 256 KiB: large enough that reads are few, small enough that the chunk the kernel copies
     /// into is still in the core's cache when its lines are parsed (1 MiB measured slower).
-    init(fd: Int32, chunkSize: Int = 1 << 18) {
+    init(fd: Int32, chunkSize: Int = 1 << 18, longestLine: Int = Self.defaultLongestLine) {
         self.fd = fd
+        self.longestLine = longestLine
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
            let map = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED {
@@ -57,8 +66,14 @@ struct LineReader: ~Copyable {
         if mapped { munmap(storage.baseAddress, storage.count) } else { storage.deallocate() }
     }
 
-    /// The next line (without its `\n`), nil after the last; its bytes stay valid until the next call.
+    /// 16 MiB: thousands of times any real event, and the records of such a line still fit in
+    /// memory (each repeats the event's id and device).
+    static var defaultLongestLine: Int { 1 << 24 }
+
+    /// The next line (without its `\n`), nil after the last; its bytes stay valid until the next
+    /// call. A line longer than `longestLine` comes back empty, with `lineWasTooLong` set.
     mutating func nextLine() throws(ReadError) -> UnsafeBufferPointer<UInt8>? {
+        lineWasTooLong = false
         while true {
             let base = storage.baseAddress!
             if mapped && start - released >= Self.releaseStep { release() }
@@ -66,17 +81,34 @@ struct LineReader: ~Copyable {
                 let newline = hit.assumingMemoryBound(to: UInt8.self) - base
                 defer { start = newline + 1 }
                 lineNumber += 1
-                return UnsafeBufferPointer(start: base + start, count: newline - start)
+                return line(base + start, count: newline - start)
             }
             if atEnd {
-                guard start < end else { return nil }
+                guard start < end || skipping else { return nil }
                 // The last line, without a newline.
                 defer { start = end }
                 lineNumber += 1
-                return UnsafeBufferPointer(start: base + start, count: end - start)
+                return line(base + start, count: end - start)
+            }
+            if end - start > longestLine {
+                // Too long already: what is held of it is dropped, and so is the rest as read.
+                skipping = true
+                start = end
             }
             try fill()
         }
+    }
+
+    /// The line at `start` (`count` bytes, the rest of it when skipping), or an empty one when it
+    /// is too long.
+    @inline(__always)
+    private mutating func line(_ start: UnsafeMutablePointer<UInt8>, count: Int) -> UnsafeBufferPointer<UInt8> {
+        if skipping || count > longestLine {
+            skipping = false
+            lineWasTooLong = true
+            return UnsafeBufferPointer(start: start, count: 0)
+        }
+        return UnsafeBufferPointer(start: start, count: count)
     }
 
     /// Of a mapped file, lines before `released` are dropped from the process (the page cache

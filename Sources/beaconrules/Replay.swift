@@ -238,8 +238,12 @@ struct Replay: ParsableCommand {
                         reported = reader.bytesRead
                         progress.update(bytes: reported, lines: number)
                     }
-                    if EventParser.isBlank(line) { continue }
-                    if events.appendUsualLayout(line) {
+                    if reader.lineWasTooLong {
+                        let error = EventError("line longer than \(reader.longestLine) bytes; skipped up to its newline")
+                        queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
+                    } else if EventParser.isBlank(line) {
+                        continue
+                    } else if events.appendUsualLayout(line) {
                         // The usual layout always has an `id`.
                         queued.append(QueuedLine(outcome: .event(events.count - 1), number: number, positionalID: false))
                     } else {
@@ -256,7 +260,8 @@ struct Replay: ParsableCommand {
                             queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                         }
                     }
-                    // Applied early when its lines are huge: a batch holds at most 2 GiB of them.
+                    // Applied early when its lines are long, so that memory stays flat (a batch
+                    // holds at most 2 GiB of them: lines of at most 16 MiB keep it far below).
                     if queued.count == batchSize || events.byteCount >= 1 << 26 { try applyQueued() }
                 }
                 try applyQueued()

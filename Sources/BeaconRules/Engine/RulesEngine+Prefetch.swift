@@ -13,7 +13,7 @@ extension RulesEngine {
     /// without it.
     public mutating func prefetch(_ events: some Collection<BeaconEvent>) {
         var batch = InPlaceEventBatch()
-        for event in events { batch.append(event) }
+        for event in events where batch.canHold(event) { batch.append(event) }
         prefetch(batch)
     }
 

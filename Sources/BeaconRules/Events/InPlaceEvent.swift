@@ -93,8 +93,19 @@ public struct InPlaceEventBatch: ~Copyable {
     private static let stamps = Atomic<UInt64>(0)
     private static func nextStamp() -> UInt64 { stamps.add(1, ordering: .relaxed).newValue }
 
+    /// The most bytes of strings (lines) a batch holds: its offsets are 32-bit. An event or line
+    /// that does not fit is not appended (`canHold`, `appendUsualLayout`); the caller writes it
+    /// on its own (`RulesEngine.write(_: BeaconEvent, into:)`).
+    public let byteLimit: Int
+
     /// Room for `bytes` of strings (lines) before the buffer grows.
     public init(bytes: Int = 1 << 13) {
+        self.init(bytes: bytes, byteLimit: Int(Int32.max))
+    }
+
+    /// A batch that holds at most `byteLimit` bytes (tests: the limit without gigabytes).
+    init(bytes: Int, byteLimit: Int) {
+        self.byteLimit = min(byteLimit, Int(Int32.max))
         capacity = max(bytes, 64)
         storage = .allocate(capacity: capacity)
         parts.reserveCapacity(64)
@@ -105,9 +116,14 @@ public struct InPlaceEventBatch: ~Copyable {
 
     public var count: Int { parts.count }
     public var isEmpty: Bool { parts.isEmpty }
-    /// Bytes of strings (lines) held: a batch holds at most 2 GiB, so a caller filling it with
-    /// lines of any length applies it well before (`replay` at 64 MiB).
+    /// Bytes of strings (lines) held, at most `byteLimit`.
     public var byteCount: Int { used }
+
+    /// Whether `event`'s strings fit in what is left of `byteLimit`.
+    public func canHold(_ event: BeaconEvent) -> Bool {
+        let bytes = event.id.utf8.count + event.device.utf8.count + (event.locale?.utf8.count ?? 0)
+        return bytes <= byteLimit - used
+    }
 
     /// Forgets every event, keeping the buffer.
     public mutating func removeAll() {
@@ -132,9 +148,10 @@ public struct InPlaceEventBatch: ~Copyable {
     }
 
     /// Appends the event of a line in the usual layout (`EventParser.scanUsualLayout`), keeping a
-    /// copy of the line; false (nothing appended) for any other line, which the general parser reads.
+    /// copy of the line; false (nothing appended) for any other line, which the general parser
+    /// reads, and for a line longer than what is left of `byteLimit`.
     public mutating func appendUsualLayout(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let usual = EventParser.scanUsualLayout(line, dates: &dates), line.count <= Int(Int32.max) else { return false }
+        guard line.count <= byteLimit - used, let usual = EventParser.scanUsualLayout(line, dates: &dates) else { return false }
         let at = room(line.count)
         (storage + at).update(from: line.baseAddress!, count: line.count)
         used = at + line.count
@@ -151,8 +168,9 @@ public struct InPlaceEventBatch: ~Copyable {
         return true
     }
 
-    /// Appends `event`, copying its strings.
+    /// Appends `event`, copying its strings: only when the batch `canHold` it.
     public mutating func append(_ event: BeaconEvent) {
+        precondition(canHold(event), "an event's strings must fit in the batch's byte limit (canHold)")
         let id = copy(event.id), device = copy(event.device)
         let locale = event.locale.map { copy($0) }
         parts.append(Parts(
@@ -175,7 +193,7 @@ public struct InPlaceEventBatch: ~Copyable {
 
     /// Where `n` more bytes go (the buffer doubled as needed; offsets stay valid).
     private mutating func room(_ n: Int) -> Int {
-        precondition(used + n <= Int(Int32.max), "a batch's events hold at most 2 GiB of strings")
+        precondition(n <= byteLimit - used, "a batch's events hold at most byteLimit bytes of strings")
         if used + n > capacity {
             var larger = capacity * 2
             while used + n > larger { larger *= 2 }

@@ -45,9 +45,41 @@ struct ReplayCommandTests {
         #expect(!a.stdout.isEmpty)
         #expect(a.stdout.replacingOccurrences(of: dir + "/edged.jsonl", with: "T") == b.stdout.replacingOccurrences(of: dir + "/plain.jsonl", with: "T"))
         // A file is mapped; a pipe is read in chunks, and a 3 MB line outgrows the chunk.
-        let piped = try CommandRunner.run(["replay"], stdin: text)
+        let piped = try CommandRunner.run(["replay"], stdin: text, throughPipe: true)
         #expect(piped.status == 0 && piped.stderr.isEmpty)
         #expect(piped.stdout.replacingOccurrences(of: "stdin:", with: "T:") == b.stdout.replacingOccurrences(of: dir + "/plain.jsonl:", with: "T:"))
+    }
+
+    /// A line longer than 16 MiB is not kept: it is reported (source, line, what was expected) and
+    /// skipped up to its newline, in the middle of the input and as its last line without a
+    /// newline, from a mapped file and from a pipe; a line of exactly 16 MiB is read. The other
+    /// lines give the records they give without it.
+    @Test func linesLongerThanTheLimitAreReportedAndSkipped() throws {
+        let dir = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plain = Paths.read(Paths.fixture("museum-day.jsonl")).split(separator: "\n").map(String.init)
+        #expect(plain.count == 21)
+        /// `line` with an unknown field that pads it to `length` bytes.
+        func padded(_ line: String, to length: Int) -> String {
+            let open = String(line.dropLast()) + ",\"note\":\""
+            return open + String(repeating: "x", count: length - open.utf8.count - 2) + "\"}"
+        }
+        let limit = 1 << 24
+        let exact = padded(plain[1], to: limit), over = padded(plain[3], to: limit + 1)
+        #expect(exact.utf8.count == limit && over.utf8.count == limit + 1)
+        // Lines 1-20 (the second one 16 MiB long), 21 too long, 22 the trace's last line, 23 too
+        // long and without a newline.
+        let lines = [plain[0], exact] + plain[2..<20] + [over, plain[20], over]
+        let text = lines.joined(separator: "\n")
+        try text.write(toFile: dir + "/long.jsonl", atomically: true, encoding: .utf8)
+        let expected = Paths.read(Paths.fixture("museum-day.records.jsonl"))
+        for (result, source) in [(try CommandRunner.run(["replay", dir + "/long.jsonl"]), dir + "/long.jsonl"),
+                                 (try CommandRunner.run(["replay"], stdin: text, throughPipe: true), "stdin")] {
+            #expect(result.status == 1)
+            #expect(result.stdout == expected.replacingOccurrences(of: "Tests/Fixtures/museum-day.jsonl:21", with: source + ":22"))
+            let errors = [21, 23].map { #"{"kind":"error","source":""# + source + #"","line":\#($0),"message":"line longer than 16777216 bytes; skipped up to its newline"}"# }
+            #expect(result.stderr == errors.joined(separator: "\n") + "\n")
+        }
     }
 
     /// Stdin redirected from a file is mapped, from where the descriptor stands: lines another

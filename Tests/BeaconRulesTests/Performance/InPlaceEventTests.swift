@@ -65,6 +65,42 @@ struct InPlaceEventTests {
         #expect(count == lines.count)
     }
 
+    /// A batch holds at most `byteLimit` bytes of strings (2 GiB: its offsets are 32-bit; here a
+    /// small limit): an event or usual line that does not fit in what is left is refused and adds
+    /// nothing, one that fits exactly is taken, and an emptied batch takes it again.
+    @Test func aBatchRefusesWhatDoesNotFitInItsByteLimit() {
+        let line = #"{"id":"e-1","device":"d","type":"enter","beacon":"7367672374000000ffff0000ffff00070733107331","time":"2026-05-10T16:00:00Z"}"#
+        let length = line.utf8.count
+        var batch = InPlaceEventBatch(bytes: 64, byteLimit: 2 * length)
+        func append(_ line: String) -> Bool { Array(line.utf8).withUnsafeBufferPointer { batch.appendUsualLayout($0) } }
+        #expect(append(line) && append(line))
+        #expect(!append(line))
+        let event = BeaconEvent(id: "e", device: "d", kind: .enter, beacon: Self.beacon, time: Timestamp(milliseconds: 0), locale: "de")
+        let fits = batch.canHold(event)
+        #expect(!fits)
+        var count = batch.count, bytes = batch.byteCount
+        #expect(count == 2 && bytes == 2 * length)
+        batch.removeAll()
+        #expect(append(line))
+        // "e", "d" and "de": 4 bytes, taken when exactly 4 are left.
+        var exact = InPlaceEventBatch(bytes: 64, byteLimit: length + 4)
+        let first = Array(line.utf8).withUnsafeBufferPointer { exact.appendUsualLayout($0) }
+        let exactFits = exact.canHold(event)
+        #expect(first && exactFits)
+        exact.append(event)
+        let longer = BeaconEvent(id: "e", device: "dd", kind: .enter, beacon: Self.beacon, time: Timestamp(milliseconds: 0), locale: nil)
+        let longerFits = exact.canHold(longer)
+        #expect(!longerFits)
+        count = exact.count
+        bytes = exact.byteCount
+        #expect(count == 2 && bytes == length + 4)
+        let second = exact[1].event
+        #expect(second == event)
+        // The default limit is the offsets' range.
+        let limit = InPlaceEventBatch().byteLimit
+        #expect(limit == Int(Int32.max))
+    }
+
     /// A batch converts a date once and reuses it while the lines stay on that day: dates one
     /// after another across month and year ends, leap days, and impossible dates right after a
     /// valid one of the same month (or the same day of another year) are each read as the

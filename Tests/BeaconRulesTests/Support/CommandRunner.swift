@@ -10,7 +10,9 @@ struct CommandResult {
 /// Runs the real `beaconrules` binary, stdout and stderr captured through files so that
 /// a large output can never block it.
 enum CommandRunner {
-    static func run(_ arguments: [String], stdin: String? = nil, directory: String = Paths.root.path) throws -> CommandResult {
+    /// `stdin` comes from a file, which the binary maps like any regular file; with `throughPipe`
+    /// it is written into a pipe instead, which the binary reads in chunks.
+    static func run(_ arguments: [String], stdin: String? = nil, throughPipe: Bool = false, directory: String = Paths.root.path) throws -> CommandResult {
         let scratch = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let outPath = scratch + "/stdout", errPath = scratch + "/stderr", inPath = scratch + "/stdin"
@@ -23,9 +25,27 @@ enum CommandRunner {
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
+        let pipe = Pipe()
+        process.standardInput = throughPipe ? pipe : try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
         try process.run()
-        process.waitUntilExit()
+        if throughPipe {
+            // A binary that stops reading early must fail the test, not kill it.
+            signal(SIGPIPE, SIG_IGN)
+            // Written from another thread: the binary reads as it writes its output to files, so
+            // a write larger than the pipe's buffer does not wait on this one.
+            let writer = pipe.fileHandleForWriting
+            let bytes = Data((stdin ?? "").utf8)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: bytes)
+                try? writer.close()
+                done.signal()
+            }
+            process.waitUntilExit()
+            done.wait()
+        } else {
+            process.waitUntilExit()
+        }
         return CommandResult(status: process.terminationStatus, stdout: Paths.read(outPath), stderr: Paths.read(errPath))
     }
 }
