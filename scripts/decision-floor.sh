@@ -32,12 +32,12 @@ events=$(wc -l < "$work/events.jsonl")
 seconds() { /usr/bin/time -f %e taskset -c 1 "$@" 2>&1 >/dev/null | tail -1; }
 "${replay[@]}" >/dev/null  # the page cache warm for every command
 wc -l "$work/events.jsonl" >/dev/null
+rate() { awk -v n="$events" -v s="$1" 'BEGIN { printf "%s s (%.0f k/s)", s, n / (s > 0 ? s : 0.01) / 1000 }'; }
 echo "== $rounds rounds, end to end (file in, records to /dev/null), one core"
 printf '%-6s %-22s %-22s %s\n' round floor replay 'wc -l'
 for round in $(seq "$rounds"); do
     floor=$(seconds .build/floor/decision-floor .build/floor/campaigns.txt "$work/events.jsonl")
     real=$(seconds "${replay[@]}")
     count=$(seconds wc -l "$work/events.jsonl")
-    rate() { awk -v n="$events" -v s="$1" 'BEGIN { printf "%s s (%.0f k/s)", s, n / (s > 0 ? s : 0.01) / 1000 }'; }
     printf '%-6s %-22s %-22s %s\n' "$round" "$(rate "$floor")" "$(rate "$real")" "$(rate "$count")"
 done

@@ -24,10 +24,6 @@ struct LineReader: ~Copyable {
     private var atEnd = false
     /// The 1-based number of the line last returned.
     private(set) var lineNumber = 0
-    /// The longest line handed out, in bytes (without its `\n`). A longer one is not kept: it is
-    /// skipped up to its newline, read through without being held, and handed out empty with
-    /// `lineWasTooLong` set, so that one absurd line neither exhausts memory nor costs the rest.
-    let longestLine: Int
     /// The line last returned was longer than `longestLine` (and is handed out empty).
     private(set) var lineWasTooLong = false
     /// Reading through a line longer than `longestLine` (a pipe: its bytes are dropped as read).
@@ -42,9 +38,8 @@ struct LineReader: ~Copyable {
 
     /// 256 KiB: large enough that reads are few, small enough that the chunk the kernel copies
     /// into is still in the core's cache when its lines are parsed (1 MiB measured slower).
-    init(fd: Int32, chunkSize: Int = 1 << 18, longestLine: Int = Self.defaultLongestLine) {
+    init(fd: Int32, chunkSize: Int = 1 << 18) {
         self.fd = fd
-        self.longestLine = longestLine
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
            let map = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED {
@@ -66,9 +61,12 @@ struct LineReader: ~Copyable {
         if mapped { munmap(storage.baseAddress, storage.count) } else { storage.deallocate() }
     }
 
-    /// 16 MiB: thousands of times any real event, and the records of such a line still fit in
-    /// memory (each repeats the event's id and device).
-    static var defaultLongestLine: Int { 1 << 24 }
+    /// The longest line handed out, in bytes (without its `\n`): 16 MiB, thousands of times any
+    /// real event, and the records of such a line still fit in memory (each repeats the event's
+    /// id and device). A longer one is not kept: it is skipped up to its newline, read through
+    /// without being held, and handed out empty with `lineWasTooLong` set, so that one absurd
+    /// line neither exhausts memory nor costs the rest.
+    static var longestLine: Int { 1 << 24 }
 
     /// The next line (without its `\n`), nil after the last; its bytes stay valid until the next
     /// call. A line longer than `longestLine` comes back empty, with `lineWasTooLong` set.
@@ -90,7 +88,7 @@ struct LineReader: ~Copyable {
                 lineNumber += 1
                 return line(base + start, count: end - start)
             }
-            if end - start > longestLine {
+            if end - start > Self.longestLine {
                 // Too long already: what is held of it is dropped, and so is the rest as read.
                 skipping = true
                 start = end
@@ -103,7 +101,7 @@ struct LineReader: ~Copyable {
     /// is too long.
     @inline(__always)
     private mutating func line(_ start: UnsafeMutablePointer<UInt8>, count: Int) -> UnsafeBufferPointer<UInt8> {
-        if skipping || count > longestLine {
+        if skipping || count > Self.longestLine {
             skipping = false
             lineWasTooLong = true
             return UnsafeBufferPointer(start: start, count: 0)

@@ -239,7 +239,7 @@ struct Replay: ParsableCommand {
                         progress.update(bytes: reported, lines: number)
                     }
                     if reader.lineWasTooLong {
-                        let error = EventError("line longer than \(reader.longestLine) bytes; skipped up to its newline")
+                        let error = EventError("line longer than \(LineReader.longestLine) bytes; skipped up to its newline")
                         queued.append(QueuedLine(outcome: .rejected(error), number: number, positionalID: false))
                     } else if EventParser.isBlank(line) {
                         continue

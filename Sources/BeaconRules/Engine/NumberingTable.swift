@@ -7,7 +7,8 @@ protocol FastHashable: Equatable, Sendable {
 /// Keys numbered densely (0, 1, 2... in first-seen order), each with a 64-bit payload, in an
 /// open-addressing table (linear probing, at most 5/8 full). A slot holds the key, its hash, its
 /// number and its payload, so a lookup reads one slot. The engine numbers the beacons events name
-/// (the payload says where their candidate lists are), the in-memory store numbers devices.
+/// (the payload says where their candidate lists are), the campaign set its exact beacons and
+/// campaign ids. (Devices have a table of their own, `DeviceTable`.)
 struct NumberingTable<Key: FastHashable>: Sendable {
     private struct Slot: NumberedSlot, Sendable {
         var hash: UInt64

@@ -170,7 +170,6 @@ public struct InPlaceEventBatch: ~Copyable {
 
     /// Appends `event`, copying its strings: only when the batch `canHold` it.
     public mutating func append(_ event: BeaconEvent) {
-        precondition(canHold(event), "an event's strings must fit in the batch's byte limit (canHold)")
         let id = copy(event.id), device = copy(event.device)
         let locale = event.locale.map { copy($0) }
         parts.append(Parts(
@@ -193,7 +192,7 @@ public struct InPlaceEventBatch: ~Copyable {
 
     /// Where `n` more bytes go (the buffer doubled as needed; offsets stay valid).
     private mutating func room(_ n: Int) -> Int {
-        precondition(n <= byteLimit - used, "a batch's events hold at most byteLimit bytes of strings")
+        precondition(n <= byteLimit - used, "a batch's events hold at most byteLimit bytes of strings (canHold)")
         if used + n > capacity {
             var larger = capacity * 2
             while used + n > larger { larger *= 2 }

@@ -50,7 +50,7 @@ struct ReplayCommandTests {
         #expect(piped.stdout.replacingOccurrences(of: "stdin:", with: "T:") == b.stdout.replacingOccurrences(of: dir + "/plain.jsonl:", with: "T:"))
     }
 
-    /// A line longer than 16 MiB is not kept: it is reported (source, line, what was expected) and
+    /// A line longer than 16 MiB is not kept: it is reported (source, line, the limit) and
     /// skipped up to its newline, in the middle of the input and as its last line without a
     /// newline, from a mapped file and from a pipe; a line of exactly 16 MiB is read. The other
     /// lines give the records they give without it.

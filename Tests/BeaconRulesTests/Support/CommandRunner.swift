@@ -18,7 +18,7 @@ enum CommandRunner {
         let outPath = scratch + "/stdout", errPath = scratch + "/stderr", inPath = scratch + "/stdin"
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: inPath, contents: Data((stdin ?? "").utf8))
+        if !throughPipe { _ = FileManager.default.createFile(atPath: inPath, contents: Data((stdin ?? "").utf8)) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = arguments
@@ -29,23 +29,13 @@ enum CommandRunner {
         process.standardInput = throughPipe ? pipe : try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
         try process.run()
         if throughPipe {
-            // A binary that stops reading early must fail the test, not kill it.
+            // The binary's output goes to files, so it never waits on this writer and the write
+            // can be whole. A binary that stops reading early must fail the test, not kill it.
             signal(SIGPIPE, SIG_IGN)
-            // Written from another thread: the binary reads as it writes its output to files, so
-            // a write larger than the pipe's buffer does not wait on this one.
-            let writer = pipe.fileHandleForWriting
-            let bytes = Data((stdin ?? "").utf8)
-            let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: bytes)
-                try? writer.close()
-                done.signal()
-            }
-            process.waitUntilExit()
-            done.wait()
-        } else {
-            process.waitUntilExit()
+            try? pipe.fileHandleForWriting.write(contentsOf: Data((stdin ?? "").utf8))
+            try? pipe.fileHandleForWriting.close()
         }
+        process.waitUntilExit()
         return CommandResult(status: process.terminationStatus, stdout: Paths.read(outPath), stderr: Paths.read(errPath))
     }
 }
