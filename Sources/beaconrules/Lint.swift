@@ -41,6 +41,8 @@ struct Lint: ParsableCommand {
         var out = ""
         for diagnostic in sorted { out += "\(diagnostic)\n" }
         print(out, terminator: "")
+        // The count follows the diagnostics wherever both streams go, also into one pipe.
+        fflush(nil)
         let errors = sorted.filter { $0.severity == .error }.count
         let warnings = sorted.count - errors
         StandardError.write("lint: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(campaigns.files.count) campaign file\(campaigns.files.count == 1 ? "" : "s") and \(locales.entries.count) locales (now \(reference))\n")

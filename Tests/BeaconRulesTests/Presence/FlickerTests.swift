@@ -178,7 +178,7 @@ struct PresenceSnapshotTests {
                     try fresh.restore(engine.snapshot())
                     engine = fresh
                 }
-                try Array(line.utf8).withUnsafeBufferPointer { try engine.replay(line: $0, fallbackID: "t:\(i)", into: &writer) }
+                _ = try Array(line.utf8).withUnsafeBufferPointer { try engine.replay(line: $0, fallbackID: "t:\(i)", into: &writer) }
             }
             engine.finish(into: &writer)
             return String(decoding: writer.bytes, as: UTF8.self)

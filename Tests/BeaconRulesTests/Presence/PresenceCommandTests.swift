@@ -8,7 +8,7 @@ struct PresenceCommandTests {
 
     func write(_ text: String, _ name: String, in folder: String) -> String {
         let path = folder + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
 
