@@ -98,6 +98,16 @@ struct DocumentedCommandTests {
         }
     }
 
+    @Test("the campaign the README shows is the shipped one, so its example records are that campaign's")
+    func readmeCampaignIsTheShippedOne() throws {
+        let readme = Paths.read(Paths.repo("README.md"))
+        let start = try #require(readme.range(of: "```json\n{\n  \"eid\": \"museum-goodbye\""))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let shown = readme[start.lowerBound..<end.lowerBound].dropFirst("```json".count).filter { !$0.isWhitespace }
+        let shipped = Paths.read(Paths.repo("Campaigns/museum/01-visit.json")).filter { !$0.isWhitespace }
+        #expect(shown.count > 100 && shipped.contains(shown))
+    }
+
     @Test("every guide the command line's help names exists")
     func guidesNamedInHelpExist() throws {
         let sources = try FileManager.default.subpathsOfDirectory(atPath: Paths.repo("Sources/beaconrules"))
