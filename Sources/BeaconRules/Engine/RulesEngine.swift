@@ -108,37 +108,16 @@ public struct RulesEngine<Store: SuppressionStore> {
         }
     }
 
+    /// Decides the event's firings (`match`), gives each its tail (cached, else rendered), tells
+    /// the ledger what was delivered, and joins the records into `writer`.
     private mutating func write(_ event: InPlaceEvent, knownDevice: Store.DeviceKey?, knownBeacon: (number: Int32, run: UInt64)?, into writer: inout JSONWriter) {
         match(event, knownDevice: knownDevice, knownBeacon: knownBeacon)
         if pending.isEmpty { return }
         recordJoiner.prepare(event)
         let slot = localeSlots.slot(event.locale)
         let ledgerLocale = ledger.isEnabled ? ledgerLocaleSlot(engineSlot: slot, event.locale) : 0
-        // Render what the cache lacks first, so that joining only reads.
-        var uncached: [Int: [UInt8]] = [:]
-        // By index: iterating `pending` while setting `pending[i].tail` would copy the array.
-        for i in pending.indices {
-            let firing = pending[i]
-            if let slot {
-                if let tail = tails.tail(rule: Int(firing.index), locale: slot, trigger: event.kind) {
-                    pending[i].tail = tail
-                } else {
-                    let (tail, line) = missingTail(index: Int(firing.index), slot: slot, ledgerLocale: ledgerLocale, event: event)
-                    if let tail { pending[i].tail = tail } else { uncached[i] = line }
-                }
-            } else {
-                uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
-            }
-        }
-        if ledger.isEnabled {
-            let cachedTailsNoted = tails.languagesEpoch != 0 && tails.languagesEpoch == ledger.languageEpoch
-            if recordJoiner.eventHead.idClosingIsUnescaped {
-                let head = recordJoiner.eventHead.bytes, idClosing = recordJoiner.eventHead.idClosing
-                head.withUnsafeBufferPointer { noteDeliveries(event, locale: ledgerLocale, idSuffix: UnsafeBufferPointer(rebasing: $0[idClosing]), cachedTailsNoted: cachedTailsNoted) }
-            } else {
-                noteDeliveries(event, locale: ledgerLocale, cachedTailsNoted: cachedTailsNoted)
-            }
-        }
+        let uncached = attachTails(event, slot: slot, ledgerLocale: ledgerLocale)
+        if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale, head: recordJoiner.unescapedIDClosing) }
         recordJoiner.join(pending, eventTime: event.time.milliseconds, uncached: uncached, tails: tails.arena, into: &writer)
     }
 

@@ -6,7 +6,7 @@
 /// campaign heads never change after init. It decides nothing: the firings come ordered and decided.
 struct RecordJoiner {
     private let campaignHeads: CampaignHeads
-    private(set) var eventHead = EventHead()
+    private var eventHead = EventHead()
     /// Where `join` joins the heads before appending them (reused).
     private var scratch: [UInt8] = []
 
@@ -16,6 +16,12 @@ struct RecordJoiner {
 
     /// Renders the event's head runs for the records `join` writes next.
     mutating func prepare(_ event: InPlaceEvent) { eventHead.prepare(event) }
+
+    /// The prepared event's `:DEVICE:EVENT` as given (the end of its records' ids), as the head's
+    /// bytes and where in them; nil when the head holds it escaped.
+    var unescapedIDClosing: (bytes: [UInt8], range: Range<Int>)? {
+        eventHead.idClosingIsUnescaped ? (eventHead.bytes, eventHead.idClosing) : nil
+    }
 
     /// Appends `firings`' records: each head joined from its campaign's runs and the event's, then
     /// its tail (in `tails` when cached, else `uncached[i]`), referenced when the writer collects

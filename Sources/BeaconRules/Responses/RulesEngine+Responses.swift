@@ -144,6 +144,17 @@ extension RulesEngine {
         return language
     }
 
+    /// `noteDeliveries` on the hot path: the record id's `:DEVICE:EVENT` taken from the event's
+    /// rendered head when it is there unescaped (`RecordJoiner.unescapedIDClosing`).
+    mutating func noteDeliveries(_ event: InPlaceEvent, locale: UInt32, head: (bytes: [UInt8], range: Range<Int>)?) {
+        let cachedTailsNoted = tails.languagesEpoch != 0 && tails.languagesEpoch == ledger.languageEpoch
+        if let head {
+            head.bytes.withUnsafeBufferPointer { noteDeliveries(event, locale: locale, idSuffix: UnsafeBufferPointer(rebasing: $0[head.range]), cachedTailsNoted: cachedTailsNoted) }
+        } else {
+            noteDeliveries(event, locale: locale, cachedTailsNoted: cachedTailsNoted)
+        }
+    }
+
     /// `idSuffix`: `:DEVICE:EVENT` as bytes when the caller has them (the hot path), else the
     /// key is hashed from the event's strings.
     /// `cachedTailsNoted`: the language of each firing with a cached tail is known to be in the
