@@ -4,6 +4,7 @@ extension RulesEngine {
     /// Gives each of `pending`'s firings its cached tail, caching what the cache lacks first, so
     /// that joining only reads; returns the tails not cached (too long, or `slot` nil: past the
     /// locale limit), by firing.
+    @inline(__always)
     mutating func attachTails(_ event: InPlaceEvent, slot: UInt32?, ledgerLocale: UInt32) -> [Int: [UInt8]] {
         var uncached: [Int: [UInt8]] = [:]
         // By index: iterating `pending` while setting `pending[i].tail` would copy the array.

@@ -27,6 +27,7 @@ struct RecordJoiner {
     /// its tail (in `tails` when cached, else `uncached[i]`), referenced when the writer collects
     /// references, else copied. Heads are joined in the scratch with plain copies and appended at
     /// once, up to a tail that is copied: that goes straight from the cache into the writer.
+    @inline(__always)
     mutating func join(_ firings: [Firing], eventTime: Int64, uncached: [Int: [UInt8]], tails: StableByteArena, into writer: inout JSONWriter) {
         var joined: [UInt8] = []
         swap(&joined, &scratch)
@@ -34,6 +35,7 @@ struct RecordJoiner {
         swap(&joined, &scratch)
     }
 
+    @inline(__always)
     private func join(_ firings: [Firing], eventTime: Int64, uncached: [Int: [UInt8]], tails: StableByteArena, scratch: inout [UInt8], into writer: inout JSONWriter) {
         let offsets = campaignHeads.offsets
         // Room for every head: the campaign's runs, the event's, and a fire date of its own.

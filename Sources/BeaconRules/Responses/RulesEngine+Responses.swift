@@ -146,6 +146,7 @@ extension RulesEngine {
 
     /// `noteDeliveries` on the hot path: the record id's `:DEVICE:EVENT` taken from the event's
     /// rendered head when it is there unescaped (`RecordJoiner.unescapedIDClosing`).
+    @inline(__always)
     mutating func noteDeliveries(_ event: InPlaceEvent, locale: UInt32, head: (bytes: [UInt8], range: Range<Int>)?) {
         let cachedTailsNoted = tails.languagesEpoch != 0 && tails.languagesEpoch == ledger.languageEpoch
         if let head {
