@@ -17,6 +17,13 @@ public struct PresenceSettings: Sendable, Equatable {
     public var maxLatenessMilliseconds: Int64 = 10_000
     /// Given enter/exit events pass through flicker control (hold exits, collapse re-enters).
     public var flickerControl: Bool = true
+    /// Exclusive zones (SPEC section 7): of the pairs that share this subject, only the strongest
+    /// smoothed signal is present. nil: every (device, beacon) pair is tracked on its own.
+    public var exclusiveZones: PresenceSubject?
+    /// How much stronger (dB) another room's smoothed signal must be before the subject moves there.
+    public var switchMargin: Double = 3
+    /// How long (ms) another room must stay ahead by `switchMargin` before the subject moves there.
+    public var switchHoldMilliseconds: Int64 = 5_000
 
     public init() {}
 
@@ -51,18 +58,46 @@ public struct PresenceSettings: Sendable, Equatable {
                     throw PresenceSettingsError("\(file):\(m.line):\(m.column): `minimumSamples`: expected an integer 1...1000, found \(m.value.compactText)")
                 }
                 minimumSamples = Int(v)
+            case "exclusiveZones":
+                switch m.value {
+                case .bool(false), .null: exclusiveZones = nil
+                case .string(let name) where PresenceSubject(rawValue: name) != nil: exclusiveZones = PresenceSubject(rawValue: name)
+                default:
+                    throw PresenceSettingsError("\(file):\(m.line):\(m.column): `exclusiveZones`: expected \"beacon\" (fixed scanners hear carried beacons), \"device\" (a phone hears fixed beacons) or false, found \(m.value.compactText)")
+                }
+            case "switchMargin":
+                guard let v = m.value.doubleValue, v >= 0, v <= 60 else {
+                    throw PresenceSettingsError("\(file):\(m.line):\(m.column): `switchMargin`: expected dB in 0...60, found \(m.value.compactText)")
+                }
+                switchMargin = v
+            case "switchHold": switchHoldMilliseconds = try seconds(m, min: 0)
             case "flickerControl":
                 guard case .bool(let b) = m.value else {
                     throw PresenceSettingsError("\(file):\(m.line):\(m.column): `flickerControl`: expected true or false, found \(m.value.compactText)")
                 }
                 flickerControl = b
             default:
-                throw PresenceSettingsError("\(file):\(m.line):\(m.column): unknown setting `\(m.key)`; expected one of exitTimeout, enterRSSI, exitRSSI, smoothingWindow, minimumSamples, maxLateness, flickerControl")
+                throw PresenceSettingsError("\(file):\(m.line):\(m.column): unknown setting `\(m.key)`; expected one of exitTimeout, enterRSSI, exitRSSI, smoothingWindow, minimumSamples, maxLateness, flickerControl, exclusiveZones, switchMargin, switchHold")
             }
         }
         guard exitRSSI <= enterRSSI else {
             throw PresenceSettingsError("\(file): exitRSSI (\(exitRSSI) dBm) is above enterRSSI (\(enterRSSI) dBm): a stay would end as soon as it starts; make exitRSSI the lower one (hysteresis)")
         }
+    }
+}
+
+/// Who is in one room at a time under exclusive zones: the `device` (a phone hearing fixed beacons)
+/// or the `beacon` (fixed scanners, each a device, hearing a carried beacon).
+public enum PresenceSubject: String, Sendable, Equatable {
+    case device, beacon
+
+    /// The subject of a (device, beacon) pair, and the room the pair stands for.
+    public func subject(of key: PresenceKey) -> String {
+        self == .device ? key.device : key.beacon.description
+    }
+
+    public func room(of key: PresenceKey) -> String {
+        self == .device ? key.beacon.description : key.device
     }
 }
 
