@@ -3,12 +3,22 @@
 public struct PresenceSettings: Sendable, Equatable {
     /// No qualifying sighting (or no re-enter after an exit) for this long confirms an exit.
     public var exitTimeoutMilliseconds: Int64 = 30_000
-    /// The smoothed RSSI must reach this (dBm) for a sighting to start a stay.
-    public var enterRSSI: Int = -85
+    /// The smoothed RSSI must reach this (dBm) for a sighting to start a stay (per pair), or for a
+    /// pair to be heard at all (exclusive zones). Default -85, or -95 with exclusive zones.
+    public var enterRSSI: Int {
+        get { givenEnterRSSI ?? (exclusiveZones == nil ? -85 : -95) }
+        set { givenEnterRSSI = newValue }
+    }
     /// While inside, a sighting keeps the stay alive while the smoothed RSSI is at least this (dBm).
     /// Lower than `enterRSSI`: the gap is the hysteresis that stops a signal hovering at one
-    /// threshold from toggling.
-    public var exitRSSI: Int = -92
+    /// threshold from toggling. Default -92, or -100 with exclusive zones.
+    public var exitRSSI: Int {
+        get { givenExitRSSI ?? (exclusiveZones == nil ? -92 : -100) }
+        set { givenExitRSSI = newValue }
+    }
+    /// The thresholds set explicitly; nil: the default of the mode.
+    var givenEnterRSSI: Int?
+    var givenExitRSSI: Int?
     /// The running-average window of the RSSI filter.
     public var smoothingWindowMilliseconds: Int64 = 10_000
     /// Samples needed in the window before a sighting may start a stay: one lone spike does not.
