@@ -35,6 +35,7 @@ struct TimelineCommand: ParsableCommand {
         }
         engine.finish(into: &writer)
         timeline.addPresence(engine.log)
+        if let subject = settings.exclusiveZones { timeline.addRooms(engine.log, subject: subject) }
         for line in writer.bytes.split(separator: 0x0A) {
             if let record = try? JSONParser.parse(Array(line)) { timeline.addRecord(record) }
         }
@@ -46,7 +47,8 @@ struct TimelineCommand: ParsableCommand {
         }
         let stays = timeline.rows.reduce(0) { $0 + $1.stays.count }
         let marks = timeline.rows.reduce(0) { $0 + $1.marks.count }
-        StandardError.write("timeline: \(timeline.rows.count) rows, \(stays) stays, \(marks) records -> \(output)\n")
+        let subjects = timeline.subjects.isEmpty ? "" : "\(timeline.subjects.count) \(timeline.subjects.count == 1 ? "subject" : "subjects") in \(Set(timeline.subjects.flatMap { $0.stays.map(\.room) }).count) rooms, "
+        StandardError.write("timeline: \(subjects)\(timeline.rows.count) rows, \(stays) stays, \(marks) records -> \(output)\n")
         if rejected > 0 { throw ExitCode(1) }
     }
 }
