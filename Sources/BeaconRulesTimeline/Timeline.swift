@@ -67,19 +67,9 @@ public struct Timeline: Sendable {
 
     /// Adds the presence engine's log: enters open stays, exits close them.
     public mutating func addPresence(_ outputs: [PresenceOutput]) {
-        var open: [PresenceKey: Int64] = [:]
-        for output in outputs {
-            switch output {
-            case .enter(let e):
-                open[PresenceKey(device: e.device, beacon: e.beacon)] = e.time.milliseconds
-            case .exit(let e, let departedAt):
-                let key = PresenceKey(device: e.device, beacon: e.beacon)
-                let start = open.removeValue(forKey: key) ?? departedAt.milliseconds
-                rows[row(key)].stays.append(Stay(start: start, end: departedAt.milliseconds, confirmedAt: e.time.milliseconds))
-            case .dwell: break
-            }
+        for stay in PairStay.stays(in: outputs) {
+            rows[row(stay.key)].stays.append(Stay(start: stay.enter, end: stay.departedAt, confirmedAt: stay.exit))
         }
-        for (key, start) in open { rows[row(key)].stays.append(Stay(start: start, end: Int64.max, confirmedAt: Int64.max)) }
     }
 
     /// Adds the rooms of each subject under exclusive zones, from the presence engine's log.

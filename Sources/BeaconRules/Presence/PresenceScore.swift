@@ -75,23 +75,9 @@ public struct PresenceScore: Sendable {
 
     /// The stays of a presence log (`PresenceEngine.log`), each pair's side named as `subject` says.
     public static func stays(from outputs: [PresenceOutput], subject: PresenceSubject) -> [Stay] {
-        var open: [PresenceKey: Int64] = [:]
-        var stays: [Stay] = []
-        for output in outputs {
-            switch output {
-            case .enter(let e):
-                open[PresenceKey(device: e.device, beacon: e.beacon)] = e.time.milliseconds
-            case .exit(let e, let departedAt):
-                let key = PresenceKey(device: e.device, beacon: e.beacon)
-                let start = open.removeValue(forKey: key) ?? departedAt.milliseconds
-                stays.append(Stay(subject: subject.subject(of: key), room: subject.room(of: key), enter: start, departedAt: departedAt.milliseconds, exit: e.time.milliseconds))
-            case .dwell: break
-            }
+        PairStay.stays(in: outputs).map {
+            Stay(subject: subject.subject(of: $0.key), room: subject.room(of: $0.key), enter: $0.enter, departedAt: $0.departedAt, exit: $0.exit)
         }
-        for (key, start) in open {
-            stays.append(Stay(subject: subject.subject(of: key), room: subject.room(of: key), enter: start, departedAt: Int64.max, exit: Int64.max))
-        }
-        return stays
     }
 
     public var found: Int { match.count { $0 != nil } }

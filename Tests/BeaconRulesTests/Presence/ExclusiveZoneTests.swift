@@ -94,4 +94,30 @@ struct ExclusiveZoneTests {
             #expect("\(error)".hasPrefix("p.json:2:2: `exclusiveZones`: expected \"beacon\""))
         }
     }
+
+    @Test func aRestartKeepsTheSubjectInItsRoom() throws {
+        // A server restarts from its snapshot in the middle of the phone's stay: the hearing gates
+        // start empty (a subject not yet placed would wait one more smoothing window), but a placed
+        // subject is still in room 2, its stay goes on and nothing else fires.
+        var settings = PresenceSettings()
+        settings.exclusiveZones = .device
+        let lines = Self.phoneInTheMiddleRoom()
+        func run(splitAt split: Int?) throws -> String {
+            var engine = PresenceEngine(engine: try Harness.engine(Self.campaigns), settings: settings)
+            var writer = JSONWriter()
+            for (i, line) in lines.enumerated() {
+                if i == split {
+                    var fresh = PresenceEngine(engine: engine.engine, settings: settings)
+                    try fresh.restore(engine.snapshot())
+                    engine = fresh
+                }
+                _ = try Array(line.utf8).withUnsafeBufferPointer { try engine.replay(line: $0, fallbackID: "t:\(i)", into: &writer) }
+            }
+            engine.finish(into: &writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        let whole = try run(splitAt: nil)
+        #expect(whole.contains("room-2") && !whole.contains("room-1") && !whole.contains("room-3"))
+        for split in [200, 900] { #expect(try run(splitAt: split) == whole, "split at \(split)") }
+    }
 }
