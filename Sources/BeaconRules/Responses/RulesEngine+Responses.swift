@@ -42,6 +42,10 @@ extension RulesEngine {
         case .present:
             outcome.counted = ledger.mark(entry, DeliveryLedger.presented)
             return outcome
+        case .open:
+            // Opened, not clicked (SPEC section 8): the user may open it and use none of its buttons.
+            outcome.counted = ledger.mark(entry, DeliveryLedger.presented | DeliveryLedger.opened)
+            return outcome
         case .dismiss:
             outcome.counted = ledger.mark(entry, DeliveryLedger.dismissed)
             return outcome
@@ -103,10 +107,7 @@ extension RulesEngine {
         let url = campaign.content.url.flatMap { $0.isEmpty ? nil : $0 }
         switch actionId {
         case "ok":
-            if campaign.block(for: trigger)?.confirmAction == .share {
-                return .some(NotificationAction(kind: .share, value: .string(url ?? campaign.content.subject ?? campaign.eid)))
-            }
-            return .some(url.map { NotificationAction(kind: .url, value: .string($0)) } ?? NotificationAction(kind: .openApp))
+            return .some(.confirm(campaign.block(for: trigger)?.confirmAction ?? .open, url: url, shareText: campaign.content.subject ?? campaign.eid))
         case "cancel":
             return .some(nil)
         default:
