@@ -44,13 +44,16 @@ public enum CampaignVocabulary {
         case .action:
             ["eid", "name", "trigger", "type", "typeString", "beacons", "timeframes", "suppressionTime", "sendOnlyOnce",
              "delay", "deliverAt", "dwell", "content", "notificationAction", "categoryActions", "categoryName",
-             "mediaAttachment", "sound", "badge", "aps", "reportImmediately", "accountProximityUUIDs"]
+             "mediaAttachment", "sound", "badge", "aps", "reportImmediately", "accountProximityUUIDs",
+             // The Sensorberg backend's bookkeeping, seen in the corpus: kept, never read.
+             "activated", "visibility", "createdTime", "updateTime"]
         case .content: ["subject", "body", "url", "payload"]
         case .localizedBlock: ["confirmAction", "actInForeground"]
         case .languageStrings: ["title", "subtitle", "message", "okButtonTitle", "cancelButtonTitle"]
         case .notificationAction: ["type", "value", "name", "id", "destructive", "authentication", "foreground"]
         case .calendarEvent: ["title", "startDate", "endDate", "timeZone", "interactive", "description", "type"]
-        case .aps: ["alert", "badge", "sound", "category", "mutable-content", "content-available"]
+        // The alert, category and mutable-content come from the campaign's content and buttons.
+        case .aps: ["badge", "sound"]
         }
     }
 
