@@ -13,7 +13,11 @@ extension CampaignDecoder {
             return actions
         }
         let prefix = prefix()
-        let lookup = { (key: String) in fields.member(key) }
+        // `aps.sound` is `sound` of the member `aps` (MCE's payload shape).
+        let lookup = { (key: String) -> JSONMember? in
+            guard key.hasPrefix("aps.") else { return fields.member(key) }
+            return fields.member("aps")?.value.member(String(key.dropFirst(4))).map { JSONMember(key: key, value: $0.value, line: $0.line, column: $0.column) }
+        }
         if let m = spelled("notificationAction", path: prefix, in: lookup) {
             actions.notificationAction = action(m.value, path: "\(prefix)\(m.key)", line: m.line, column: m.column)
         }
@@ -49,27 +53,15 @@ extension CampaignDecoder {
         if let aps, aps.value.objectMembers == nil {
             error(line: aps.line, column: aps.column, "`\(prefix)aps`: expected an object like MCE's {\"sound\": \"default\", \"badge\": 1}, found \(aps.value.kindName)")
         }
-        if let m = apsField("sound", fields: fields, aps: aps, prefix: prefix) {
+        if let m = spelled("sound", path: prefix, in: lookup) {
             if let s = m.value.stringValue, !s.isBlank { actions.sound = s }
             else { error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: expected the name of a sound file in the app, or \"default\", found \(m.value.compactText)") }
         }
-        if let m = apsField("badge", fields: fields, aps: aps, prefix: prefix) {
+        if let m = spelled("badge", path: prefix, in: lookup) {
             if let n = m.value.integerValue, n >= 0, n <= Int64(Int32.max) { actions.badge = Int(n) }
             else { error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: expected the app icon's badge number, a whole number >= 0 (0 removes the badge), found \(m.value.compactText)") }
         }
         return actions
-    }
-
-    /// `sound` or `badge` of the action, or the same key inside its `aps` (MCE's payload shape);
-    /// both given and different is an error naming both.
-    private mutating func apsField(_ key: String, fields: ActionFields, aps: JSONMember?, prefix: String) -> JSONMember? {
-        let flat = fields.member(key).flatMap { $0.value.isNull ? nil : $0 }
-        let nested = aps?.value.member(key).flatMap { $0.value.isNull ? nil : JSONMember(key: "aps.\(key)", value: $0.value, line: $0.line, column: $0.column) }
-        if let flat, let nested, !flat.value.sameContent(as: nested.value) {
-            error(line: nested.line, column: nested.column, SpelledField.conflictMessage(flat, nested, path: prefix))
-            return nil
-        }
-        return flat ?? nested
     }
 
     /// `{type, value}`; nil (with diagnostics) when the type is missing or the value is wrong for it.

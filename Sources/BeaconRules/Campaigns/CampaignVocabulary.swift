@@ -4,6 +4,8 @@
 ///
 /// Invariant: an other spelling is never also a canonical key of the same object, so reading a
 /// field by its canonical name finds every way it can be written, and no key is read twice.
+/// (One other shape is not a key: MCE's Add to Calendar action written flat, its event's keys
+/// beside `type`; `CampaignDecoder` reads it where it reads an action's `value`.)
 public enum CampaignVocabulary {
     /// The objects of a campaign that have a fixed set of keys.
     public enum Object: Sendable, CaseIterable {
@@ -36,6 +38,9 @@ public enum CampaignVocabulary {
         "confirmAction": ["confirmationAction"],
         // The button id as `--format apns` (and MCE's SDK) write it.
         "id": ["identifier"],
+        // MCE payloads give them inside `aps` (a dotted spelling is a member of a member).
+        "sound": ["aps.sound"],
+        "badge": ["aps.badge"],
     ]
 
     /// The canonical keys of each object (other spellings are in `spellings`).
@@ -71,15 +76,15 @@ public enum CampaignVocabulary {
 }
 
 /// A field found under one of its spellings, or the two spellings that disagree.
-public enum SpelledField: Sendable {
+enum SpelledField: Sendable {
     case absent
     case found(JSONMember)
-    /// Both spellings are given with different values: `first` as the object writes it first.
+    /// Two spellings are given with different values, in the order the file writes them.
     case conflict(JSONMember, JSONMember)
 
-    /// Looks `canonical` up under every spelling in `members` (a later duplicate of one spelling
-    /// wins, as with `JSONValue.member`). Two spellings with the same value are one field.
-    public init(_ canonical: String, in lookup: (String) -> JSONMember?) {
+    /// Looks `canonical` up under every spelling through `lookup`. Two spellings with the same
+    /// value are one field.
+    init(_ canonical: String, in lookup: (String) -> JSONMember?) {
         var found: JSONMember?
         for spelling in CampaignVocabulary.spellings(of: canonical) {
             guard let m = lookup(spelling) else { continue }
@@ -92,17 +97,13 @@ public enum SpelledField: Sendable {
         self = found.map { .found($0) } ?? .absent
     }
 
-    public init(_ canonical: String, in value: JSONValue) {
-        self.init(canonical) { value.member($0) }
-    }
-
     private static func sameNumber(_ a: JSONValue, _ b: JSONValue) -> Bool {
         guard let x = a.doubleValue, let y = b.doubleValue else { return false }
         return x == y
     }
 
     /// The message of a conflict, naming both spellings and their values.
-    public static func conflictMessage(_ a: JSONMember, _ b: JSONMember, path: String) -> String {
+    static func conflictMessage(_ a: JSONMember, _ b: JSONMember, path: String) -> String {
         "`\(path)\(a.key)` (\(a.value.compactText)) and `\(path)\(b.key)` (\(b.value.compactText)) are two spellings of one field and disagree; keep one of them"
     }
 }

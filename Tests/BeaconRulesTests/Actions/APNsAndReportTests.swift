@@ -55,6 +55,21 @@ struct APNsAndReportTests {
         #expect(ok?["value"]?.stringValue == "https://a.example/y")
     }
 
+    /// The Xtremepush seed through the real binary: `report` shows a message opened and not
+    /// clicked apart from one clicked, and the state keeps it across runs.
+    @Test func reportShowsOpenedAndClickedApart() throws {
+        let dir = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let replay = try CommandRunner.run(["replay", "--state", dir + "/s.db", "Tests/Fixtures/seeds/xtremepush-custom-message-handling/responses.jsonl"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout.contains(#""data":{"articleId":"a-17"}"#))
+        let report = try CommandRunner.run(["report", "--state", dir + "/s.db", "--json"])
+        let funnels = try #require(try JSONParser.parse(report.stdout)["funnels"]?.arrayElements).map(\.value)
+            .filter { $0["campaign"]?.stringValue == "museum-goodbye" }
+        let counts = funnels.map { [$0["language"]?.stringValue ?? "", $0["opened"]?.compactText ?? "", $0["clicked"]?.compactText ?? ""] }
+        #expect(counts == [["de", "1", "1"], ["en", "1", "0"]])
+    }
+
     /// A fresh folder holding the response campaign as `c.json`; the caller removes it.
     private func campaignFolder() throws -> String {
         let dir = Paths.temporaryDirectory()
