@@ -41,6 +41,22 @@ struct ActionFormsTests {
         #expect(xmlRecords.first?.contains(#""subtitle":"Today""#) == true)
     }
 
+    @Test func xmlSoundAndBadgeGiveTheAPNsPayloadOfTheJSONCampaign() throws {
+        let (campaigns, diagnostics) = XMLSupport.read(XMLSupport.export("""
+            <campaign eid="s" trigger="enter" type="notification" sound="chime.caf" badge="2">
+              <beacon>\(Self.b)</beacon>
+              <content><body>Hello</body></content>
+            </campaign>
+            """))
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        var fromXML = RulesEngine(campaigns: CampaignSet(campaigns), locales: Harness.locales, store: InMemorySuppressionStore())
+        var fromJSON = try Harness.engine(#"{"eid": "s", "trigger": 1, "type": 1, "beacons": ["\#(Self.b)"], "content": {"body": "Hello"}, "aps": {"sound": "chime.caf", "badge": 2}}"#)
+        let event = Harness.event(beacon: Self.b, at: "2026-05-10T16:00:00Z", locale: "en")
+        let xml = fromXML.process(event).map(\.apnsLine), json = fromJSON.process(event).map(\.apnsLine)
+        #expect(xml == json)
+        #expect(xml.first?.contains(#""sound":"chime.caf","badge":2"#) == true)
+    }
+
     @Test func anInvalidXMLActionIsAnErrorAtItsXMLLine() {
         let errors = XMLSupport.errors(XMLSupport.export("""
             <campaign eid="c" type="notification">
