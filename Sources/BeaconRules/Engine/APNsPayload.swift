@@ -47,12 +47,7 @@ extension NotificationRecord {
             buttons = own
         } else if let category {
             buttons = category.actions.map { action in
-                let run: NotificationAction
-                switch action.behavior {
-                case ConfirmAction.open.rawValue: run = .confirm(.open, url: url, shareText: title ?? body ?? campaign)
-                case ConfirmAction.share.rawValue: run = .confirm(.share, url: url, shareText: title ?? body ?? campaign)
-                default: run = NotificationAction(kind: .custom(action.behavior))
-                }
+                let run = action.id == "ok" ? okAction : NotificationAction(kind: .custom(action.behavior))
                 return ActionButton(
                     id: action.id, name: action.title ?? "", action: run, destructive: action.destructive,
                     authentication: action.authenticationRequired, foreground: action.foreground)
@@ -83,13 +78,15 @@ extension NotificationRecord {
     }
 }
 
-extension NotificationAction {
-    /// What the OK button of the default category runs: `share` shares the campaign's URL (or,
-    /// without one, `shareText`); `open` opens the URL, or the app when there is none.
-    public static func confirm(_ confirm: ConfirmAction, url: String?, shareText: String) -> NotificationAction {
-        switch confirm {
-        case .share: NotificationAction(kind: .share, value: .string(url ?? shareText))
-        case .open: url.map { NotificationAction(kind: .url, value: .string($0)) } ?? NotificationAction(kind: .openApp)
+extension NotificationRecord {
+    /// What the OK button of the default category runs (its `behavior` is the confirmAction):
+    /// `share` shares the record's URL (or, without one, its title, else the campaign id); `open`
+    /// opens the URL, or the app when there is none. `--format apns` sends it, and a click on OK
+    /// runs it: the two can not disagree.
+    public var okAction: NotificationAction {
+        if category?.actions.first?.behavior == ConfirmAction.share.rawValue {
+            return NotificationAction(kind: .share, value: .string(url ?? title ?? campaign))
         }
+        return url.map { NotificationAction(kind: .url, value: .string($0)) } ?? NotificationAction(kind: .openApp)
     }
 }
