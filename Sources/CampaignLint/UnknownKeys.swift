@@ -40,10 +40,10 @@ extension CampaignLinter {
     private func check(_ value: JSONValue, _ object: CampaignVocabulary.Object, also extra: [String] = [], at path: [PathStep], in f: inout Findings) {
         guard let members = value.objectMembers else { return }
         let accepted = CampaignVocabulary.accepted(object).union(extra)
-        let where_ = path.isEmpty ? "the action" : "`" + path.map { step in step.key.map { ".\($0)" } ?? "[\(step.index ?? 0)]" }.joined().dropFirst() + "`"
+        let place = path.isEmpty ? "the action" : "`" + path.map { step in step.key.map { ".\($0)" } ?? "[\(step.index ?? 0)]" }.joined().dropFirst() + "`"
         for member in members where !accepted.contains(member.key) {
             let hint = Spelling.closest(to: member.key, in: CampaignVocabulary.known(object) + extra).map { "; did you mean \"\($0)\"?" } ?? ""
-            f.warning(at: path + [PathStep(member.key)], "unknown key \"\(member.key)\" in \(where_): it is kept, but nothing reads it\(hint)")
+            f.warning(at: path + [PathStep(member.key)], "unknown key \"\(member.key)\" in \(place): it is kept, but nothing reads it\(hint)")
         }
     }
 }

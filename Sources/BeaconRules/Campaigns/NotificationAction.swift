@@ -137,10 +137,6 @@ public struct CampaignActions: Sendable, Equatable {
     public var isEmpty: Bool {
         notificationAction == nil && categoryActions.isEmpty && categoryName == nil && mediaAttachment == nil && sound == nil && badge == nil
     }
-
-    /// A service extension on the device must run (APNs `mutable-content`): it builds the category
-    /// from `category-actions` and downloads the attachment.
-    public var needsServiceExtension: Bool { !categoryActions.isEmpty || mediaAttachment != nil }
 }
 
 extension CampaignActions {
