@@ -27,6 +27,19 @@ struct SeedExampleTests {
         return try JSONParser.parse(try #require(records.first).apnsLine)
     }
 
+    /// No seed example without its line in the README and a test here that reads it.
+    @Test func everySeedExampleIsListedAndTested() throws {
+        let folder = Paths.fixture("seeds")
+        let files = try #require(FileManager.default.enumerator(atPath: folder)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".jsonl") }
+        #expect(files.count == 14)
+        let readme = Paths.read(folder + "/README.md"), tests = Paths.read(#filePath)
+        for file in files {
+            #expect(readme.contains("`\(file)`"), "\(file) is not in the README")
+            #expect(tests.contains("\(file)\""), "\(file) has no test")
+        }
+    }
+
     // MARK: - Sensorberg: the localized payload
 
     /// "confirmAction open: open the URL given in campaign"; "actInForeground true: the app comes to
@@ -91,11 +104,13 @@ struct SeedExampleTests {
         }
     }
 
-    /// The static category example names a category the app compiled in: `categoryName` puts it in
-    /// `aps.category`, where the app's `handleActionWithIdentifier` looks for it.
+    /// The static category template names a category the app compiled in; the API payload sends
+    /// it as `aps.category`, where the app's `handleActionWithIdentifier` looks for it:
+    /// `categoryName` puts it there.
     @Test func mceStaticCategoryIsTheRecordsCategory() throws {
-        let document = try Self.seed("mce-action-categories/static-category-api.json")
-        let name = try #require(document["aps"]?["category"]?.stringValue)
+        let template = try Self.seed("mce-action-categories/static-category-template.json")
+        let name = try #require(template["category"]?.stringValue)
+        #expect(try Self.seed("mce-action-categories/static-category-api.json")["aps"]?["category"]?.stringValue == name)
         let apns = try Self.apns(#"{"eid": "seed", "trigger": 1, "type": 1, "beacons": ["\#(Self.beacon)"], "content": {"body": "Message"}, "categoryName": "\#(name)", "aps": {"badge": 3, "sound": "default"}}"#)
         #expect(apns["aps"]?["category"]?.stringValue == "example")
         #expect(apns["aps"]?["alert"]?.stringValue == "Message")
