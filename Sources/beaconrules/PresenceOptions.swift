@@ -21,10 +21,10 @@ struct PresenceOptions: ParsableArguments {
     @Option(name: .customLong("presence-settings"), help: ArgumentHelp("A JSON file of presence settings (docs/presence.md).", valueName: "file"))
     var settingsFile: String?
 
-    @Option(name: .customLong("exit-timeout"), help: ArgumentHelp("Seconds without a qualifying sighting (or re-enter) that confirm an exit (default 30).", valueName: "seconds"))
+    @Option(name: .customLong("exit-timeout"), help: ArgumentHelp("Seconds without a qualifying sighting (or re-enter) that confirm an exit (default \(PresenceSettings().exitTimeoutMilliseconds / 1000)).", valueName: "seconds"))
     var exitTimeout: Double?
 
-    @Option(name: .customLong("max-lateness"), help: ArgumentHelp("Seconds an event may arrive behind the newest event time and still be used (default 5).", valueName: "seconds"))
+    @Option(name: .customLong("max-lateness"), help: ArgumentHelp("Seconds an event may arrive behind the newest event time and still be used (default \(PresenceSettings().maxLatenessMilliseconds / 1000)).", valueName: "seconds"))
     var maxLateness: Double?
 
     /// The settings for this run, or exit 2 naming the file and what was wrong.
