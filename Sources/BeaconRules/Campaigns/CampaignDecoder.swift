@@ -267,11 +267,19 @@ public struct CampaignDecoder {
     }
 
     /// `canonical` under any of its spellings (`CampaignVocabulary.spellings`), null taken as
-    /// absent; two spellings that disagree are an error naming both, and the field is left unread.
+    /// absent; two spellings that disagree are an error naming both, and the field is left unread,
+    /// except where the SPEC says which one is read (`CampaignVocabulary.readOnlyWhenAbsent`): then
+    /// the canonical key is read and a warning names both.
     mutating func spelled(_ canonical: String, path: String, in lookup: (String) -> JSONMember?) -> JSONMember? {
         switch SpelledField(canonical, in: { key in lookup(key).flatMap { $0.value.isNull ? nil : $0 } }) {
         case .absent: return nil
         case .found(let m): return m
+        case .conflict(let a, let b) where a.key == canonical && CampaignVocabulary.readOnlyWhenAbsent.contains(b.key):
+            warning(line: b.line, column: b.column, SpelledField.conflictMessage(a, b, path: path, reading: a))
+            return a
+        case .conflict(let a, let b) where b.key == canonical && CampaignVocabulary.readOnlyWhenAbsent.contains(a.key):
+            warning(line: a.line, column: a.column, SpelledField.conflictMessage(a, b, path: path, reading: b))
+            return b
         case .conflict(let a, let b):
             error(line: b.line, column: b.column, SpelledField.conflictMessage(a, b, path: path))
             return nil

@@ -43,6 +43,12 @@ public enum CampaignVocabulary {
         "badge": ["aps.badge"],
     ]
 
+    /// Other spellings that SPEC section 2 reads only when the canonical key is absent ("the
+    /// misspelled `supressionTime` is read when `suppressionTime` is absent"). Where both are given
+    /// and disagree, the canonical key is used and the decoder warns: a load error would refuse a
+    /// layout the SPEC accepts.
+    public static let readOnlyWhenAbsent: Set<String> = ["supressionTime"]
+
     /// The canonical keys of each object (other spellings are in `spellings`).
     public static func known(_ object: Object) -> [String] {
         switch object {
@@ -103,7 +109,10 @@ enum SpelledField: Sendable {
     }
 
     /// The message of a conflict, naming both spellings and their values.
-    static func conflictMessage(_ a: JSONMember, _ b: JSONMember, path: String) -> String {
-        "`\(path)\(a.key)` (\(a.value.compactText)) and `\(path)\(b.key)` (\(b.value.compactText)) are two spellings of one field and disagree; keep one of them"
+    /// With `reading`, the one that is read in spite of the other (SPEC section 2's rule).
+    static func conflictMessage(_ a: JSONMember, _ b: JSONMember, path: String, reading: JSONMember? = nil) -> String {
+        let both = "`\(path)\(a.key)` (\(a.value.compactText)) and `\(path)\(b.key)` (\(b.value.compactText)) are two spellings of one field and disagree"
+        guard let reading else { return both + "; keep one of them" }
+        return both + "; `\(path)\(reading.key)` is read (SPEC section 2), keep one of them"
     }
 }

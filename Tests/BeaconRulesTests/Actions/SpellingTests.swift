@@ -42,7 +42,6 @@ struct SpellingTests {
 
     @Test(arguments: [
         (#""categoryName": "a", "category-name": "b""#, "`categoryName` (\"a\") and `category-name` (\"b\")"),
-        (#""suppressionTime": 900, "supressionTime": 60"#, "`suppressionTime` (900) and `supressionTime` (60)"),
         (#""sound": "a.caf", "aps": {"sound": "b.caf"}"#, "`sound` (\"a.caf\") and `aps.sound` (\"b.caf\")"),
         (#""notificationAction": {"type": "openApp"}, "notification-action": {"type": "url", "value": "https://a.example"}"#, "`notificationAction`"),
         (#""categoryActions": [{"id": "a", "identifier": "b", "name": "Go", "type": "url", "value": "https://a.example"}]"#, "`categoryActions[0].id` (\"a\") and `categoryActions[0].identifier` (\"b\")"),
@@ -53,6 +52,16 @@ struct SpellingTests {
         #expect(errors.count == 1, "\(errors)")
         #expect(errors.first?.contains(expected) == true, "\(errors)")
         #expect(errors.first?.contains("disagree") == true)
+    }
+
+    /// SPEC section 2 reads `supressionTime` only when `suppressionTime` is absent, so a layout
+    /// with both loads: the right spelling is read, and a warning names both.
+    @Test func suppressionTimeWinsOverADisagreeingSupressionTimeWithAWarning() throws {
+        var decoder = CampaignDecoder(file: "x.json")
+        let campaigns = decoder.decode(document: try JSONParser.parse(Self.action(#""supressionTime": 60, "suppressionTime": 900"#)))
+        #expect(campaigns.map(\.suppression) == [.interval(milliseconds: 900_000)])
+        #expect(decoder.diagnostics.map(\.severity) == [.warning])
+        #expect(decoder.diagnostics.map(\.message) == ["`supressionTime` (60) and `suppressionTime` (900) are two spellings of one field and disagree; `suppressionTime` is read (SPEC section 2), keep one of them"])
     }
 
     @Test func confirmationActionAndConfirmActionThatDisagreeAreALoadError() throws {
