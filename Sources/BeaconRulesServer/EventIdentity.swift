@@ -40,11 +40,14 @@ public enum EventIdentity {
         return autoID(bytes)
     }
 
-    /// A response's id from what it says (device, record, action, button, time): a resent
-    /// response gets the same id, and so the same answer.
+    /// A response's id from what it says (device, record, action, button, time, and the text
+    /// typed when there is one): a resent response gets the same id, and so the same answer.
     public static func id(of response: ResponseEvent) -> String {
         var bytes: [UInt8] = [0x72] // `r`: a response never shares an id with an event
-        for part in [response.device, response.notification, response.action.rawValue, response.actionId ?? "", String(response.time.milliseconds)] {
+        var parts = [response.device, response.notification, response.action.rawValue, response.actionId ?? "", String(response.time.milliseconds)]
+        // Only when given, so that the ids of responses without text stay what they were.
+        if let text = response.text { parts.append(text) }
+        for part in parts {
             bytes.append(0)
             bytes.append(contentsOf: part.utf8)
         }

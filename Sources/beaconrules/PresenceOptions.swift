@@ -26,10 +26,10 @@ struct PresenceOptions: ParsableArguments {
     @Option(name: .customLong("presence-settings"), help: ArgumentHelp("A JSON file of presence settings (docs/presence.md).", valueName: "file"))
     var settingsFile: String?
 
-    @Option(name: .customLong("exit-timeout"), help: ArgumentHelp("Seconds without a qualifying sighting (or re-enter) that confirm an exit (default 30).", valueName: "seconds"))
+    @Option(name: .customLong("exit-timeout"), help: ArgumentHelp("Seconds without a qualifying sighting (or re-enter) that confirm an exit (default \(PresenceSettings().exitTimeoutMilliseconds / 1000)).", valueName: "seconds"))
     var exitTimeout: Double?
 
-    @Option(name: .customLong("max-lateness"), help: ArgumentHelp("Seconds an event may arrive behind the newest event time and still be used (default 5).", valueName: "seconds"))
+    @Option(name: .customLong("max-lateness"), help: ArgumentHelp("Seconds an event may arrive behind the newest event time and still be used (default \(PresenceSettings().maxLatenessMilliseconds / 1000)).", valueName: "seconds"))
     var maxLateness: Double?
 
     @Option(name: .customLong("exclusive-zones"), help: ArgumentHelp("beacon, device or off: a subject is in one room at a time, the strongest (docs/presence.md). Default: beacon with --input-format starksm64, else off (or as the settings file says).", valueName: "subject"))
