@@ -15,7 +15,7 @@ enum ExclusiveZonesChoice: String, ExpressibleByArgument, CaseIterable {
     case beacon, device, off
 }
 
-/// The presence layer's options, shared by `replay` and `timeline`.
+/// The presence layer's options, shared by `replay`, `timeline`, `presence-score` and `serve`.
 struct PresenceOptions: ParsableArguments {
     @Option(name: .customLong("input-format"), help: ArgumentHelp("jsonl (events, one JSON object per line) or starksm64 (recorded scans, gzip or plain; the scanner is the device).", valueName: "format"))
     var inputFormat: InputFormat = .jsonl

@@ -19,7 +19,11 @@ public struct MovementLog: Sendable, Equatable {
         public var room: String
         public var from: Window
         public var to: Window
+        /// The line of the log it was read from (0 when built in code).
         public var line: Int
+        public init(subject: String, room: String, from: Window, to: Window, line: Int = 0) {
+            (self.subject, self.room, self.from, self.to, self.line) = (subject, room, from, to, line)
+        }
     }
 
     public var stays: [Stay] = []

@@ -16,6 +16,10 @@ public struct PresenceScore: Sendable {
         public var enter: Int64
         public var departedAt: Int64
         public var exit: Int64
+        public init(subject: String, room: String, enter: Int64, departedAt: Int64, exit: Int64) {
+            (self.subject, self.room, self.enter, self.departedAt, self.exit) = (subject, room, enter, departedAt, exit)
+        }
+        /// From the enter to the last presence.
         public var length: Int64 { departedAt == Int64.max ? Int64.max : Swift.max(0, departedAt - enter) }
     }
 

@@ -73,4 +73,14 @@ struct PresenceScoreTests {
             #expect(error.message.hasPrefix(message), "\(error.message)")
         }
     }
+
+    @Test func aLogThatDoesNotLoadIsBadUsageNamingTheLine() throws {
+        let folder = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = folder + "/log.csv"
+        try "subject,room,from,to\ns,A,yesterday,2026-01-01T10:00:00Z\n".write(toFile: log, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["presence-score", "--log", log, "-"], stdin: "")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("log.csv:2: `from`: expected an RFC 3339 time with a zone"), "\(result.stderr)")
+    }
 }
