@@ -44,9 +44,9 @@ struct PresenceOptions: ParsableArguments {
                 throw ExitCode(2)
             }
             do {
-                let json = try JSONParser.parse([UInt8](data))
-                settings = try PresenceSettings(json: json, file: settingsFile)
-                if json["exclusiveZones"] == nil && inputFormat == .starksm64 { settings.exclusiveZones = .beacon }
+                // Recorded scans are fixed scanners hearing carried beacons: the beacon is in one room.
+                let subject: PresenceSubject? = inputFormat == .starksm64 ? .beacon : nil
+                settings = try PresenceSettings(json: try JSONParser.parse([UInt8](data)), file: settingsFile, exclusiveZonesByDefault: subject)
             } catch let error as JSONSyntaxError {
                 StandardError.write("beaconrules: \(settingsFile):\(error.line):\(error.column): error: \(error.message)\n")
                 throw ExitCode(2)
@@ -56,7 +56,6 @@ struct PresenceOptions: ParsableArguments {
             }
         } else {
             settings.flickerControl = presence || inputFormat == .starksm64 || campaigns.hasDwell
-            // Recorded scans are fixed scanners hearing carried beacons: the beacon is in one room.
             if inputFormat == .starksm64 { settings.exclusiveZones = .beacon }
         }
         switch exclusiveZones {

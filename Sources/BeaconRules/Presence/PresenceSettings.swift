@@ -38,9 +38,12 @@ public struct PresenceSettings: Sendable, Equatable {
     public init() {}
 
     /// Settings from a JSON object: `exitTimeout`, `smoothingWindow`, `maxLateness` (seconds),
-    /// `enterRSSI`, `exitRSSI` (dBm), `minimumSamples`, `flickerControl`. Absent fields keep their
-    /// defaults; unknown fields are errors, because a misspelt setting silently ignored is a bug.
-    public init(json: JSONValue, file: String) throws(PresenceSettingsError) {
+    /// `enterRSSI`, `exitRSSI` (dBm), `minimumSamples`, `flickerControl`, `exclusiveZones`,
+    /// `switchMargin` (dB), `switchHold` (seconds). Absent fields keep their defaults (`exclusiveZones`:
+    /// `exclusiveZonesByDefault`, as the input format implies); unknown fields are errors, because a
+    /// misspelt setting silently ignored is a bug.
+    public init(json: JSONValue, file: String, exclusiveZonesByDefault: PresenceSubject? = nil) throws(PresenceSettingsError) {
+        exclusiveZones = exclusiveZonesByDefault
         guard let members = json.objectMembers else {
             throw PresenceSettingsError("\(file):1: expected a JSON object like {\"exitTimeout\": 30, \"enterRSSI\": -85, \"exitRSSI\": -92}, found \(json.kindName)")
         }

@@ -89,6 +89,10 @@ struct ExclusiveZoneTests {
         #expect(settings.exclusiveZones == .beacon && settings.switchMargin == 4.5 && settings.switchHoldMilliseconds == 8_000)
         #expect(try PresenceSettings(json: JSONParser.parse(#"{"exclusiveZones": false}"#), file: "p.json").exclusiveZones == nil)
         #expect(PresenceSettings().exclusiveZones == nil)
+        // Recorded scans default to the beacon; the gates then default to -95/-100, so a lower
+        // enterRSSI alone is no contradiction.
+        let scans = try PresenceSettings(json: JSONParser.parse(#"{"enterRSSI": -97}"#), file: "p.json", exclusiveZonesByDefault: .beacon)
+        #expect(scans.exclusiveZones == .beacon && scans.enterRSSI == -97 && scans.exitRSSI == -100)
         #expect(throws: PresenceSettingsError.self) { try PresenceSettings(json: JSONParser.parse(#"{"exclusiveZones": "room"}"#), file: "p.json") }
         do { _ = try PresenceSettings(json: JSONParser.parse("{\n \"exclusiveZones\": \"room\"}"), file: "p.json") } catch {
             #expect("\(error)".hasPrefix("p.json:2:2: `exclusiveZones`: expected \"beacon\""))
