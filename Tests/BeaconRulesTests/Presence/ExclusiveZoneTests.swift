@@ -107,18 +107,7 @@ struct ExclusiveZoneTests {
         settings.exclusiveZones = .device
         let lines = Self.phoneInTheMiddleRoom()
         func run(splitAt split: Int?) throws -> String {
-            var engine = PresenceEngine(engine: try Harness.engine(Self.campaigns), settings: settings)
-            var writer = JSONWriter()
-            for (i, line) in lines.enumerated() {
-                if i == split {
-                    var fresh = PresenceEngine(engine: engine.engine, settings: settings)
-                    try fresh.restore(engine.snapshot())
-                    engine = fresh
-                }
-                _ = try Array(line.utf8).withUnsafeBufferPointer { try engine.replay(line: $0, fallbackID: "t:\(i)", into: &writer) }
-            }
-            engine.finish(into: &writer)
-            return String(decoding: writer.bytes, as: UTF8.self)
+            try PresenceRun.replayRestarting(campaigns: Self.campaigns, settings: settings, lines: lines, splitAt: split)
         }
         let whole = try run(splitAt: nil)
         #expect(whole.contains("room-2") && !whole.contains("room-1") && !whole.contains("room-3"))
