@@ -1,8 +1,8 @@
 import BeaconRules
 import NIOCore
 
-/// One request line of a connection, parsed on the connection's own task (so parsing runs in
-/// parallel across connections) and handed to the `EngineOwner` in the connection's order.
+/// One request line of a connection, parsed as the connection reads it (on its event loop) and
+/// handed to the `EngineOwner` in the connection's order.
 enum RequestLine: Sendable {
     /// A valid event; `line` is its 1-based number on the connection.
     case event(BeaconEvent, line: Int)
@@ -61,5 +61,20 @@ enum RequestLine: Sendable {
         guard let value = try? JSONParser.parse(bytes), value["type"]?.stringValue == "outbox" else { return nil }
         let after = value["after"]?.integerValue ?? 0
         return after >= 0 ? after : nil
+    }
+}
+
+extension LinePipeline {
+    /// Queues a connection's line. Every line with an id is logged by it: a line without one has
+    /// its content-derived id (`EventIdentity`), which names the event, so a resent line is
+    /// answered as before.
+    func append(_ line: RequestLine) {
+        switch line {
+        case .event(let event, let number): append(.beacon(event), line: number, identified: true)
+        case .response(let response, let number): append(.response(response), line: number, identified: true)
+        case .sighting(let sighting, let number): append(.sighting(sighting, typeColumn: 0), line: number, identified: true)
+        case .outbox(let after, let number): appendOutboxRequest(after: after, line: number)
+        case .rejected(let number, let message): appendRejected(message, line: number)
+        }
     }
 }
