@@ -15,9 +15,10 @@
 /// and the output are the caller's, and so are the transactions around `applyBatch` and `settle`.
 /// Not thread-safe: one owner makes every call.
 public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output: LineOutput> {
-    public var engine: PresenceEngine<Store>
+    /// `@exclusivity(unchecked)`, as the batch below.
+    @exclusivity(unchecked) public var engine: PresenceEngine<Store>
     public let log: Log
-    public var output: Output
+    @exclusivity(unchecked) public var output: Output
     public let format: OutputFormat
     /// Lines for the presence layer are logged by id with what they yield at once (the server:
     /// a resent line gets the same answer). Off (`replay`), they are not logged: their records
@@ -30,8 +31,14 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
 
     /// The batch: its lines in order, and its beacon events read in place (no `String` per
     /// field), for the prefetch and the rules to read.
-    var queued: [QueuedLine] = []
-    var events = InPlaceEventBatch()
+    ///
+    /// `@exclusivity(unchecked)`: one owner makes every call (see the type's invariants), and
+    /// checking each access at run time cost the hot path 2% (`replay`, the benchmark).
+    @exclusivity(unchecked) var queued: [QueuedLine] = []
+    @exclusivity(unchecked) var events = InPlaceEventBatch()
+    var inputs: [InputLine] = []
+    var messages: [String] = []
+    var ids: [String] = []
     /// What fired on the clock in `settle`, reused.
     var fired = JSONWriter(capacity: 1 << 12)
 
@@ -49,14 +56,17 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
         queued.reserveCapacity(Self.batchSize)
     }
 
-    /// A line waiting in the batch.
+    /// A line waiting in the batch. Plain data (no reference to count as it is copied): what a
+    /// line holds beyond its kind is in the batch's side lists.
     struct QueuedLine {
         enum Kind {
             /// A beacon event, at this index of the batch's `events`.
             case event(Int)
-            case input(InputLine)
+            /// Any other input, at this index of `inputs`.
+            case input(Int)
             case outbox(after: Int64)
-            case rejected(String)
+            /// Not input: answered with the message at this index of `messages`.
+            case rejected(Int)
         }
         var kind: Kind
         /// The line's 1-based number in its source.
@@ -64,8 +74,8 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
         /// The line's id names the event (its own, or one made from its content), not its place:
         /// it may be answered from the log and remembered there.
         var identified: Bool
-        /// The id as a `String` when the line came with one (else read from `events` if needed).
-        var id: String?
+        /// Where the id the line came with is in `ids`; -1: none (read from `events` if needed).
+        var id = -1
     }
 
     /// Lines per batch: the prefetch's width.
@@ -88,11 +98,13 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
 
     /// A parsed line. `identified`: its id names the event rather than its place in a source.
     public func append(_ input: InputLine, line: Int, identified: Bool) {
+        ids.append(input.id)
         if case .beacon(let event) = input, events.canHold(event) {
-            queued.append(QueuedLine(kind: .event(events.count), line: line, identified: identified, id: event.id))
+            queued.append(QueuedLine(kind: .event(events.count), line: line, identified: identified, id: ids.count - 1))
             events.append(event)
         } else {
-            queued.append(QueuedLine(kind: .input(input), line: line, identified: identified, id: input.id))
+            queued.append(QueuedLine(kind: .input(inputs.count), line: line, identified: identified, id: ids.count - 1))
+            inputs.append(input)
         }
     }
 
@@ -103,7 +115,8 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
 
     /// A line that is not input: answered with `message`, in its place among the batch's lines.
     public func appendRejected(_ message: String, line: Int) {
-        queued.append(QueuedLine(kind: .rejected(message), line: line, identified: false))
+        queued.append(QueuedLine(kind: .rejected(messages.count), line: line, identified: false))
+        messages.append(message)
     }
 
     // MARK: - Applying
@@ -125,8 +138,8 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
                 } else {
                     applyToPresence(.beacon(events[i].event), line)
                 }
-            case .input(let input):
-                switch input {
+            case .input(let k):
+                switch inputs[k] {
                 case .beacon(let event):
                     if direct { applyToRules(line, event: event) } else { applyToPresence(.beacon(event), line) }
                 case .sighting(let sighting, let typeColumn):
@@ -138,18 +151,21 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
                 do { output.outbox(try log.outbox(after: after, limit: 1000), after: after) } catch {
                     output.rejected(line: line.line, message: "cannot read the outbox: \(error)")
                 }
-            case .rejected(let message):
-                output.rejected(line: line.line, message: message)
+            case .rejected(let k):
+                output.rejected(line: line.line, message: messages[k])
             }
         }
         queued.removeAll(keepingCapacity: true)
         events.removeAll()
+        if !inputs.isEmpty { inputs.removeAll(keepingCapacity: true) }
+        if !messages.isEmpty { messages.removeAll(keepingCapacity: true) }
+        if !ids.isEmpty { ids.removeAll(keepingCapacity: true) }
         return count
     }
 
     /// The line's id: the one it came with, or its event's in the batch.
     private func id(of line: QueuedLine) -> String {
-        if let id = line.id { return id }
+        if line.id >= 0 { return ids[line.id] }
         if case .event(let i) = line.kind { return String(decoding: events[i].id, as: UTF8.self) }
         return ""
     }
