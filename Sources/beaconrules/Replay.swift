@@ -55,9 +55,10 @@ struct Replay: ParsableCommand {
                 throw ExitCode(2)
             }
             defer { store.close() }
-            let engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings)
+            // Built in place: an engine kept in a local as well would be copied (COW) at its
+            // first change, every table of it.
             let pipeline = LinePipeline(
-                engine: engine, log: store, output: ReplayOutput(collectsReferences: false), format: format,
+                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings), log: store, output: ReplayOutput(collectsReferences: false), format: format,
                 logsPresenceInput: false, refusingResponses: refusal)
             // With --no-responses the saved ledger is left where it is: nothing reads it.
             if !noResponses {
@@ -72,9 +73,8 @@ struct Replay: ParsableCommand {
         } else {
             // Nothing reads the records back before they are written out: record tails are
             // written from the engine's cache (writev) instead of being copied per record.
-            let engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings)
             let pipeline = LinePipeline(
-                engine: engine, log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
+                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings), log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
                 logsPresenceInput: false, refusingResponses: refusal)
             let outcome = replay(sources, through: pipeline, state: nil)
             keepUntilExit(pipeline)
