@@ -55,10 +55,9 @@ struct Replay: ParsableCommand {
                 throw ExitCode(2)
             }
             defer { store.close() }
-            // Built in place: an engine kept in a local as well would be copied (COW) at its
-            // first change, every table of it.
             let pipeline = LinePipeline(
-                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings), log: store, output: ReplayOutput(collectsReferences: false), format: format,
+                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
+                log: store, output: ReplayOutput(collectsReferences: false), format: format,
                 logsPresenceInput: false, refusingResponses: refusal)
             // With --no-responses the saved ledger is left where it is: nothing reads it.
             if !noResponses {
@@ -74,7 +73,8 @@ struct Replay: ParsableCommand {
             // Nothing reads the records back before they are written out: record tails are
             // written from the engine's cache (writev) instead of being copied per record.
             let pipeline = LinePipeline(
-                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings), log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
+                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings),
+                log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
                 logsPresenceInput: false, refusingResponses: refusal)
             let outcome = replay(sources, through: pipeline, state: nil)
             keepUntilExit(pipeline)
@@ -82,7 +82,7 @@ struct Replay: ParsableCommand {
         }
     }
 
-    /// How a replay ended: nil, every source read to its end.
+    /// How a replay ended: `failure` nil, every source read to its end.
     struct Outcome {
         var failure: String?
     }

@@ -33,7 +33,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     /// field), for the prefetch and the rules to read.
     ///
     /// `@exclusivity(unchecked)`: one owner makes every call (see the type's invariants), and
-    /// checking each access at run time cost the hot path 2% (`replay`, the benchmark).
+    /// run-time checks of each access were 2% of `replay`'s profile on the benchmark.
     @exclusivity(unchecked) var queued: [QueuedLine] = []
     @exclusivity(unchecked) var events = InPlaceEventBatch()
     var inputs: [InputLine] = []
