@@ -65,7 +65,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                 case .lines(let lines, let target):
                     for line in lines {
                         pipeline.append(line)
-                        if case .event = line { events += 1 }
+                        if case .input(.beacon, _) = line { events += 1 }
                         if pipeline.isBatchFull { pipeline.applyBatch() }
                     }
                     pipeline.applyBatch()
