@@ -241,7 +241,9 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
         if start == 0 {
             log.remember(event: id, written: output.records, holding: engine.engine.referencedStorage)
         } else {
-            // Records after others' are never collected as references (see `LineOutput.records`).
+            // Records after others' are never collected as references (see `LineOutput.records`):
+            // a referenced run of this line's would be missing from the copy.
+            precondition((output.records.references.last?.at ?? -1) < start, "a LineOutput that collects references must empty `records` after each line")
             log.remember(event: id, records: Array(output.records.bytes[start...]))
         }
     }
