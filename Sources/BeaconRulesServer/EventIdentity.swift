@@ -8,6 +8,21 @@ public import BeaconRules
 /// id and so the same answer. Two events that say exactly the same thing are taken as one.
 /// Clients that need their own ids in the records should send `id`.
 public enum EventIdentity {
+    /// `input` with its content-derived id in place of the empty one it was parsed with.
+    public static func identified(_ input: InputLine) -> InputLine {
+        switch input {
+        case .beacon(var event):
+            event.id = id(of: event)
+            return .beacon(event)
+        case .response(var response):
+            response.id = id(of: response)
+            return .response(response)
+        case .sighting(var sighting, let typeColumn):
+            sighting.id = id(of: sighting)
+            return .sighting(sighting, typeColumn: typeColumn)
+        }
+    }
+
     /// `auto-` and 32 hex digits: a 128-bit FNV-1a hash of the event's fields.
     public static func id(of event: BeaconEvent) -> String {
         id(device: event.device, type: event.kind.name, beacon: event.beacon, time: event.time, locale: event.locale)
