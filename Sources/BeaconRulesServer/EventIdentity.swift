@@ -8,6 +8,21 @@ public import BeaconRules
 /// id and so the same answer. Two events that say exactly the same thing are taken as one.
 /// Clients that need their own ids in the records should send `id`.
 public enum EventIdentity {
+    /// `input` with its content-derived id in place of the empty one it was parsed with.
+    public static func identified(_ input: InputLine) -> InputLine {
+        switch input {
+        case .beacon(var event):
+            event.id = id(of: event)
+            return .beacon(event)
+        case .response(var response):
+            response.id = id(of: response)
+            return .response(response)
+        case .sighting(var sighting, let typeColumn):
+            sighting.id = id(of: sighting)
+            return .sighting(sighting, typeColumn: typeColumn)
+        }
+    }
+
     /// `auto-` and 32 hex digits: a 128-bit FNV-1a hash of the event's fields.
     public static func id(of event: BeaconEvent) -> String {
         id(device: event.device, type: event.kind.name, beacon: event.beacon, time: event.time, locale: event.locale)
@@ -40,11 +55,14 @@ public enum EventIdentity {
         return autoID(bytes)
     }
 
-    /// A response's id from what it says (device, record, action, button, time): a resent
-    /// response gets the same id, and so the same answer.
+    /// A response's id from what it says (device, record, action, button, time, and the text
+    /// typed when there is one): a resent response gets the same id, and so the same answer.
     public static func id(of response: ResponseEvent) -> String {
         var bytes: [UInt8] = [0x72] // `r`: a response never shares an id with an event
-        for part in [response.device, response.notification, response.action.rawValue, response.actionId ?? "", String(response.time.milliseconds)] {
+        var parts = [response.device, response.notification, response.action.rawValue, response.actionId ?? "", String(response.time.milliseconds)]
+        // Only when given, so that the ids of responses without text stay what they were.
+        if let text = response.text { parts.append(text) }
+        for part in parts {
             bytes.append(0)
             bytes.append(contentsOf: part.utf8)
         }

@@ -67,7 +67,8 @@ public final class MemoryStateLog: StateLog {
         answers[id] = Answer(own: arena.append(records.bytes), referencesStart: start, referencesCount: UInt32(records.references.count))
     }
 
-    /// The ledger lives in the engine; there is nothing saved to load.
+    /// The ledger lives in the engine; there is nothing saved to load, and nothing to save.
+    public var savesLedger: Bool { false }
     public func loadLedger() -> DeliveryLedger { DeliveryLedger() }
     public func saveLedger(_ lines: [DeliveryLedger.Line]) {}
     public func loadPresence() -> [UInt8]? { nil }

@@ -1,15 +1,12 @@
 import BeaconRules
 import NIOCore
 
-/// One request line of a connection, parsed on the connection's own task (so parsing runs in
-/// parallel across connections) and handed to the `EngineOwner` in the connection's order.
+/// One request line of a connection, parsed as the connection reads it (on its event loop) and
+/// handed to the `EngineOwner` in the connection's order.
 enum RequestLine: Sendable {
-    /// A valid event; `line` is its 1-based number on the connection.
-    case event(BeaconEvent, line: Int)
-    /// A valid response to a delivered record (SPEC section 8).
-    case response(ResponseEvent, line: Int)
-    /// A raw sighting (SPEC section 7), for the presence layer.
-    case sighting(Sighting, line: Int)
+    /// Valid input: an event, a response to a delivered record (SPEC section 8) or a raw
+    /// sighting (SPEC section 7); `line` is its 1-based number on the connection.
+    case input(InputLine, line: Int)
     /// `{"type":"outbox","after":N}`: the records that fired on the clock after sequence number N.
     case outbox(after: Int64, line: Int)
     /// A line that is not an event: answered with this message, changes nothing.
@@ -17,7 +14,7 @@ enum RequestLine: Sendable {
 
     var line: Int {
         switch self {
-        case .event(_, let line), .response(_, let line), .sighting(_, let line), .outbox(_, let line), .rejected(let line, _): line
+        case .input(_, let line), .outbox(_, let line), .rejected(let line, _): line
         }
     }
 
@@ -37,17 +34,8 @@ enum RequestLine: Sendable {
                 return ""
             }
             do throws(EventError) {
-                switch try EventParser.parseInput(line: bytes, fallbackID: noID()) {
-                case .beacon(var event):
-                    if !hasOwnID { event.id = EventIdentity.id(of: event) }
-                    return .event(event, line: line)
-                case .response(var response):
-                    if !hasOwnID { response.id = EventIdentity.id(of: response) }
-                    return .response(response, line: line)
-                case .sighting(var sighting, _):
-                    if !hasOwnID { sighting.id = EventIdentity.id(of: sighting) }
-                    return .sighting(sighting, line: line)
-                }
+                let input = try EventParser.parseInput(line: bytes, fallbackID: noID())
+                return .input(hasOwnID ? input : EventIdentity.identified(input), line: line)
             } catch {
                 // Only a line that is not an event pays for this second look.
                 if let after = outboxRequest(bytes) { return .outbox(after: after, line: line) }
@@ -61,5 +49,18 @@ enum RequestLine: Sendable {
         guard let value = try? JSONParser.parse(bytes), value["type"]?.stringValue == "outbox" else { return nil }
         let after = value["after"]?.integerValue ?? 0
         return after >= 0 ? after : nil
+    }
+}
+
+extension LinePipeline {
+    /// Queues a connection's line. Every line with an id is logged by it: a line without one has
+    /// its content-derived id (`EventIdentity`), which names the event, so a resent line is
+    /// answered as before.
+    func append(_ line: RequestLine) {
+        switch line {
+        case .input(let input, let number): append(input, line: number, identified: true)
+        case .outbox(let after, let number): appendOutboxRequest(after: after, line: number)
+        case .rejected(let number, let message): appendRejected(message, line: number)
+        }
     }
 }

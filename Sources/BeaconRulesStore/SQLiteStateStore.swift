@@ -1,7 +1,8 @@
 public import BeaconRules
 
 /// Durable engine state in one SQLite file: the suppression and once-only state per
-/// (device, campaign), and the log of answered events with the records each one produced.
+/// (device, campaign), and a line pipeline's `AnswerLog`: the answered events with the records
+/// each one produced, the delivery ledger, the presence snapshot and the outbox.
 ///
 /// `serve` and `replay --state` share it. Changes are made inside a transaction that the owner
 /// opens with `begin()` and makes durable with `commit()` (WAL, `synchronous=FULL`: a commit has

@@ -117,6 +117,8 @@ struct XMLCampaignConverter {
         if let a = e.attribute("delay"), number(a) { add("delay", .number(trimmed(a.value)), a.position) }
         if let a = e.attribute("dwell"), number(a) { add("dwell", .number(trimmed(a.value)), a.position) }
         if let a = e.attribute("deliverAt"), date(a) { add("deliverAt", .string(a.value), a.position) }
+        if let a = e.attribute("sound") { add("sound", .string(a.value), a.position) }
+        if let a = e.attribute("badge"), number(a) { add("badge", .number(trimmed(a.value)), a.position) }
         let instant = e.attribute("instant").flatMap { boolean($0) } ?? false
         if let contentMember = self.content(content, blocks: blocks, namespace: namespace, campaign: e) {
             members.append(contentMember)

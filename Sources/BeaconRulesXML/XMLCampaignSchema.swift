@@ -19,7 +19,7 @@ enum XMLCampaignSchema {
     /// Attributes each element may have (`xmlns` declarations are not attributes to libxml2).
     static let attributes: [String: [String]] = [
         "campaigns": [],
-        "campaign": ["eid", "name", "trigger", "type", "suppressionTime", "sendOnlyOnce", "delay", "dwell", "deliverAt", "instant"],
+        "campaign": ["eid", "name", "trigger", "type", "suppressionTime", "sendOnlyOnce", "delay", "dwell", "deliverAt", "instant", "sound", "badge"],
         "beacon": ["uuid", "major", "minor"],
         "timeframe": ["start", "end"],
         "onEnter": ["confirmAction", "actInForeground"],

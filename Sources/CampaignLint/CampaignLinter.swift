@@ -28,6 +28,7 @@ public struct CampaignLinter: Sendable {
                 firstByID[campaign.id] = campaign
             }
             checkBeacons(&f)
+            checkKeys(&f)
             checkBlocks(&f)
             checkTimes(&f)
             checkSuppression(&f)
@@ -97,6 +98,8 @@ public struct CampaignLinter: Sendable {
                         f.error(at: at, "\(label) has no \(key), and content has no \(field): the notification would have no \(key == "title" ? "title" : "text"); add \(key)")
                     }
                 }
+                // The campaign's own buttons replace OK and Cancel: their titles are never shown.
+                guard c.actions.categoryActions.isEmpty else { continue }
                 let buttons: [(key: String, fallback: String?)] = [
                     ("okButtonTitle", chooser.defaultConfirmTitle(block.confirmAction, tag: language.tag)),
                     ("cancelButtonTitle", chooser.defaultCancelTitle(tag: language.tag)),

@@ -2,15 +2,16 @@
 /// looking each field up with `JSONValue.member` scanned every member for each of them.
 struct ActionFields {
     private static let names = [
-        "eid", "name", "type", "delay", "dwell", "trigger", "beacons", "content", "deliverAt", "timeframes", "typeString",
-        "sendOnlyOnce", "categoryName", "supressionTime", "suppressionTime", "categoryActions", "mediaAttachment",
-        "notificationAction",
+        "aps", "eid", "name", "type", "delay", "dwell", "sound", "badge", "trigger", "beacons", "content", "deliverAt",
+        "timeframes", "typeString", "sendOnlyOnce", "categoryName", "category-name", "supressionTime", "suppressionTime",
+        "categoryActions", "mediaAttachment", "category-actions", "media-attachment", "notificationAction",
+        "notification-action",
     ]
 
     let members: [JSONMember]
     /// Per entry of `names`: the index of the last member with that name (a later duplicate wins,
     /// as with `JSONValue.member`), or -1.
-    private var last = InlineArray<18, Int32>(repeating: -1)
+    private var last = InlineArray<25, Int32>(repeating: -1)
 
     init(_ members: [JSONMember]) {
         self.members = members
@@ -27,7 +28,7 @@ struct ActionFields {
     }
 
     /// `key`'s entry in `names`. The length picks the candidates so that a member name is compared
-    /// with one or two names, not eighteen. (Strings equal as Swift compares them have the same
+    /// with one or two names, not twenty-five. (Strings equal as Swift compares them have the same
     /// UTF-8 length here: no non-ASCII text is canonically equivalent to one of these names.)
     private static func slot(_ key: String) -> Int? {
         let length = key.utf8.count

@@ -1,67 +1,104 @@
 /// The notification-action extensions (`notificationAction`, `categoryActions`, `categoryName`,
-/// `mediaAttachment`) with the checks the Acoustic/IBM MCE documentation makes: an action the
+/// `mediaAttachment`, `sound`, `badge`) with the checks the Acoustic/IBM MCE documentation makes: an action the
 /// device SDK would refuse is a load error here, at its line and column, not a surprise on a phone.
 extension CampaignDecoder {
-    /// Reads the extensions of one action object; problems land in `diagnostics`.
+    /// Reads the extensions of one action object; problems land in `diagnostics`. Every key is
+    /// read under each of its spellings (`CampaignVocabulary`): `categoryActions` or MCE's
+    /// `category-actions`, and so on.
     mutating func campaignActions(_ fields: ActionFields, prefix: @autoclosure () -> String) -> CampaignActions {
         var actions = CampaignActions()
-        func field(_ key: String) -> JSONMember? {
-            guard let m = fields.member(key), !m.value.isNull else { return nil }
-            return m
-        }
         // Most actions have none of the extensions: the path is only spelled out for one that has.
-        if field("notificationAction") == nil && field("categoryActions") == nil && field("categoryName") == nil
-            && field("mediaAttachment") == nil {
+        let keys = ["notificationAction", "categoryActions", "categoryName", "mediaAttachment", "sound", "badge", "aps"]
+        guard keys.contains(where: { key in CampaignVocabulary.spellings(of: key).contains { fields.member($0).map { !$0.value.isNull } ?? false } }) else {
             return actions
         }
         let prefix = prefix()
-        if let m = field("notificationAction") {
-            actions.notificationAction = action(m.value, path: "\(prefix)notificationAction", line: m.line, column: m.column)
+        // `aps.sound` is `sound` of the member `aps` (MCE's payload shape).
+        let lookup = { (key: String) -> JSONMember? in
+            guard key.hasPrefix("aps.") else { return fields.member(key) }
+            return fields.member("aps")?.value.member(String(key.dropFirst(4))).map { JSONMember(key: key, value: $0.value, line: $0.line, column: $0.column) }
         }
-        if let m = field("categoryActions") {
+        if let m = spelled("notificationAction", path: prefix, in: lookup) {
+            actions.notificationAction = action(m.value, path: "\(prefix)\(m.key)", line: m.line, column: m.column)
+        }
+        if let m = spelled("categoryActions", path: prefix, in: lookup) {
             if let elements = m.value.arrayElements {
                 if elements.count > CampaignActions.maximumCategoryActions {
-                    error(line: m.line, column: m.column, "`\(prefix)categoryActions`: \(elements.count) actions; iOS shows at most \(CampaignActions.maximumCategoryActions) and MCE refuses more, so remove \(elements.count - CampaignActions.maximumCategoryActions)")
+                    error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: \(elements.count) actions; iOS shows at most \(CampaignActions.maximumCategoryActions) and MCE refuses more, so remove \(elements.count - CampaignActions.maximumCategoryActions)")
                 }
                 var ids: [String: Int] = [:]
                 for (i, element) in elements.enumerated() {
-                    let path = "\(prefix)categoryActions[\(i)]"
+                    let path = "\(prefix)\(m.key)[\(i)]"
                     guard let button = button(element, path: path) else { continue }
                     if let first = ids[button.id] {
-                        error(line: element.line, column: element.column, "`\(path)`: action id \"\(button.id)\" is also the id of categoryActions[\(first)]; responses name a button by its id, so give each its own `id`")
+                        error(line: element.line, column: element.column, "`\(path)`: action id \"\(button.id)\" is also the id of \(m.key)[\(first)]; responses name a button by its id, so give each its own `id`")
                         continue
                     }
                     ids[button.id] = i
                     actions.categoryActions.append(button)
                 }
             } else {
-                error(line: m.line, column: m.column, "`\(prefix)categoryActions`: expected an array of up to four {name, type, value, destructive, authentication, foreground}, found \(m.value.kindName)")
+                error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: expected an array of up to four {name, type, value, destructive, authentication, foreground}, found \(m.value.kindName)")
             }
         }
-        if let m = field("categoryName") {
+        if let m = spelled("categoryName", path: prefix, in: lookup) {
             if let s = m.value.stringValue, !s.isBlank { actions.categoryName = s }
-            else { error(line: m.line, column: m.column, "`\(prefix)categoryName`: expected a non-empty category id string, found \(m.value.compactText)") }
+            else { error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: expected a non-empty category id string, found \(m.value.compactText)") }
         }
-        if let m = field("mediaAttachment") {
+        if let m = spelled("mediaAttachment", path: prefix, in: lookup) {
             if let s = m.value.stringValue, ActionValueCheck.isHTTPS(s) { actions.mediaAttachment = s }
-            else { error(line: m.line, column: m.column, "`\(prefix)mediaAttachment`: expected an https URL of the image, sound or video (https://cdn.example.com/a.jpg), found \(m.value.compactText)") }
+            else { error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: expected an https URL of the image, sound or video (https://cdn.example.com/a.jpg), found \(m.value.compactText)") }
+        }
+        let aps = lookup("aps").flatMap { $0.value.isNull ? nil : $0 }
+        if let aps, aps.value.objectMembers == nil {
+            error(line: aps.line, column: aps.column, "`\(prefix)aps`: expected an object like MCE's {\"sound\": \"default\", \"badge\": 1}, found \(aps.value.kindName)")
+        }
+        if let m = spelled("sound", path: prefix, in: lookup) {
+            if let s = m.value.stringValue, !s.isBlank { actions.sound = s }
+            else { error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: expected the name of a sound file in the app, or \"default\", found \(m.value.compactText)") }
+        }
+        if let m = spelled("badge", path: prefix, in: lookup) {
+            if let n = m.value.integerValue, n >= 0, n <= Int64(Int32.max) { actions.badge = Int(n) }
+            else { error(line: m.line, column: m.column, "`\(prefix)\(m.key)`: expected the app icon's badge number, a whole number >= 0 (0 removes the badge), found \(m.value.compactText)") }
         }
         return actions
     }
 
     /// `{type, value}`; nil (with diagnostics) when the type is missing or the value is wrong for it.
+    /// A calendar action may also be written flat, as MCE's Add to Calendar block does
+    /// (`{"type": "calendar", "title": ..., "startDate": ...}`): its event keys are its value.
     private mutating func action(_ value: JSONValue, path: String, line: Int, column: Int) -> NotificationAction? {
-        guard value.objectMembers != nil else {
+        guard let members = value.objectMembers else {
             error(line: line, column: column, "`\(path)`: expected an object {\"type\": ..., \"value\": ...}, found \(value.kindName)")
             return nil
         }
         guard let t = value.member("type"), let type = t.value.stringValue, !type.trimmingSpaces().isEmpty else {
             let at = value.member("type")
-            error(line: at?.line ?? line, column: at?.column ?? column, "`\(path).type`: expected an action type (url, dial, openApp, share, snooze, calendar, passbook, displayWebView, rich, or a custom type name), found \(value.member("type").map { $0.value.compactText } ?? "nothing")")
+            error(line: at?.line ?? line, column: at?.column ?? column, "`\(path).type`: expected an action type (\(ActionKind.predefined.map(\.name).joined(separator: ", ")), or a custom type name), found \(value.member("type").map { $0.value.compactText } ?? "nothing")")
             return nil
         }
-        let action = NotificationAction(kind: ActionKind(type: type), value: value.member("value").flatMap { $0.value.isNull ? nil : $0.value })
-        let v = value.member("value")
+        let kind = ActionKind(type: type)
+        let v = value.member("value").flatMap { $0.value.isNull ? nil : $0 }
+        var actionValue = v?.value
+        if kind == .calendar {
+            let eventKeys = CampaignVocabulary.known(.calendarEvent).filter { $0 != "type" }
+            let flat = members.filter { eventKeys.contains($0.key) }
+            if !flat.isEmpty {
+                if let nested = v?.value.objectMembers {
+                    for m in flat {
+                        guard let other = nested.last(where: { $0.key == m.key }) else { continue }
+                        if !other.value.sameContent(as: m.value) {
+                            error(line: m.line, column: m.column, "`\(path).\(m.key)` (\(m.value.compactText)) and `\(path).value.\(m.key)` (\(other.value.compactText)) are two spellings of the calendar event's \(m.key) and disagree; write the event once, flat or as `value`")
+                            return nil
+                        }
+                    }
+                    actionValue = .object(nested + flat.filter { m in !nested.contains { $0.key == m.key } })
+                } else if v == nil {
+                    actionValue = .object(flat)
+                }
+            }
+        }
+        let action = NotificationAction(kind: kind, value: actionValue)
         if let problem = ActionValueCheck.problem(action) {
             error(line: v?.line ?? t.line, column: v?.column ?? t.column, "`\(path).value`: \(problem)")
             return nil
@@ -81,9 +118,9 @@ extension CampaignDecoder {
             ok = false
         }
         var id = name
-        if let m = value.member("id"), !m.value.isNull {
+        if let m = spelled("id", path: "\(path).", in: { value.member($0) }) {
             if let s = m.value.stringValue, !s.trimmingSpaces().isEmpty, s != "default" { id = s } else {
-                error(line: m.line, column: m.column, "`\(path).id`: expected a non-empty action id other than \"default\" (which names a tap on the notification itself), found \(m.value.compactText)")
+                error(line: m.line, column: m.column, "`\(path).\(m.key)`: expected a non-empty action id other than \"default\" (which names a tap on the notification itself), found \(m.value.compactText)")
                 ok = false
             }
         }
@@ -96,7 +133,7 @@ extension CampaignDecoder {
             } else if let defaults = action.kind.defaultFlags {
                 flags.append(key == "destructive" ? defaults.destructive : key == "authentication" ? defaults.authentication : defaults.foreground)
             } else {
-                error(line: element.line, column: element.column, "`\(path)`: custom action type \"\(action.kind.name)\" must give `\(key)` (true or false); MCE has defaults only for its predefined types")
+                error(line: element.line, column: element.column, "`\(path)`: action type \"\(action.kind.name)\" must give `\(key)` (true or false); MCE assumes the flags only for rich, dial and url (\"otherwise, those attributes need to be included\")")
                 ok = false
             }
         }
@@ -125,6 +162,34 @@ enum ActionValueCheck {
             guard let s = action.value?.stringValue, isHTTPS(s) else { return "a \(action.kind.name) action takes an https URL only (https://example.com/pass.pkpass), found \(found)" }
         case .rich:
             guard let s = action.value?.stringValue, !s.trimmingSpaces().isEmpty else { return "a rich action takes the inbox message id as a non-empty string, found \(found)" }
+        case .textInput:
+            let expected = "a textInput action takes {\"placeholder\": \"Your answer\", \"buttonTitle\": \"Send\"} (the text field's placeholder and its submit button's title)"
+            guard let value = action.value, value.objectMembers != nil else { return "\(expected), found \(found)" }
+            for key in ["placeholder", "buttonTitle"] {
+                guard let s = value[key]?.stringValue, !s.trimmingSpaces().isEmpty else { return "\(expected); `\(key)` is missing or not a non-empty string" }
+            }
+        case .showActions:
+            guard let items = action.value?.arrayElements, !items.isEmpty else {
+                return "a showactions action (the Action Menu) takes a non-empty list of actions [{\"name\": \"Website\", \"type\": \"url\", \"value\": \"https://...\"}, ...], found \(found)"
+            }
+            for (i, item) in items.enumerated() {
+                guard let type = item.value["type"]?.stringValue, let name = item.value["name"]?.stringValue, !name.trimmingSpaces().isEmpty else {
+                    return "the Action Menu's action \(i + 1) needs a `name` (its title in the menu) and a `type`, found \(item.value.compactText)"
+                }
+                let inner = NotificationAction(kind: ActionKind(type: type), value: item.value["value"].flatMap { $0.isNull ? nil : $0 })
+                if inner.kind == .showActions { return "the Action Menu's action \(i + 1) is itself a showactions menu; a menu lists actions, not menus" }
+                if let problem = problem(inner) { return "the Action Menu's action \(i + 1) (\"\(name)\"): \(problem)" }
+            }
+        case .carousel:
+            guard let items = action.value?.arrayElements, !items.isEmpty else {
+                return "a carousel action takes a non-empty list of images [{\"url\": \"https://cdn.example.com/1.jpg\", \"text\": \"...\"}, ...], found \(found)"
+            }
+            for (i, item) in items.enumerated() {
+                guard let url = item.value["url"]?.stringValue, isHTTPS(url) else {
+                    return "the carousel's image \(i + 1) needs an https `url` (the device downloads it; https only), found \(item.value["url"]?.compactText ?? "nothing")"
+                }
+                if let text = item.value["text"], !text.isNull, text.stringValue == nil { return "the carousel's image \(i + 1) has a `text` that is not a string: \(text.compactText)" }
+            }
         case .openApp, .custom:
             break
         }

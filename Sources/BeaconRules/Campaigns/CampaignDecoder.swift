@@ -142,7 +142,7 @@ public struct CampaignDecoder {
         }
 
         var suppression = Suppression.none
-        if let m = field("suppressionTime") ?? field("supressionTime") {
+        if let m = spelled("suppressionTime", path: prefix(), in: field) {
             if let seconds = m.value.doubleValue {
                 if seconds == -1 { suppression = .none }
                 else if seconds == 0 { suppression = .once }
@@ -242,12 +242,14 @@ public struct CampaignDecoder {
             return nil
         }
         var block = LocalizedBlock(languages: [])
-        for item in members {
+        if let item = spelled("confirmAction", path: "\(path()).", in: { key in members.last { $0.key == key && !$0.value.isNull } }) {
+            if let s = item.value.stringValue, let action = ConfirmAction(rawValue: s.lowercased()) { block.confirmAction = action }
+            else { error(line: item.line, column: item.column, "`\(path()).\(item.key)`: expected \"open\" or \"share\", found \(item.value.compactText)") }
+        }
+        let confirmSpellings = CampaignVocabulary.spellings(of: "confirmAction")
+        for item in members where !confirmSpellings.contains(item.key) {
             func at() -> String { "\(path()).\(item.key)" }
             switch item.key {
-            case "confirmAction":
-                if let s = item.value.stringValue, let action = ConfirmAction(rawValue: s.lowercased()) { block.confirmAction = action }
-                else if !item.value.isNull { error(line: item.line, column: item.column, "`\(at())`: expected \"open\" or \"share\", found \(item.value.compactText)") }
             case "actInForeground":
                 if case .bool(let b) = item.value { block.actInForeground = b }
                 else if !item.value.isNull { error(line: item.line, column: item.column, "`\(at())`: expected true or false, found \(item.value.compactText)") }
@@ -262,6 +264,26 @@ public struct CampaignDecoder {
             }
         }
         return block
+    }
+
+    /// `canonical` under any of its spellings (`CampaignVocabulary.spellings`), null taken as
+    /// absent; two spellings that disagree are an error naming both, and the field is left unread,
+    /// except where the SPEC says which one is read (`CampaignVocabulary.readOnlyWhenAbsent`): then
+    /// the canonical key is read and a warning names both.
+    mutating func spelled(_ canonical: String, path: String, in lookup: (String) -> JSONMember?) -> JSONMember? {
+        switch SpelledField(canonical, in: { key in lookup(key).flatMap { $0.value.isNull ? nil : $0 } }) {
+        case .absent: return nil
+        case .found(let m): return m
+        case .conflict(let a, let b) where a.key == canonical && CampaignVocabulary.readOnlyWhenAbsent.contains(b.key):
+            warning(line: b.line, column: b.column, SpelledField.conflictMessage(a, b, path: path, reading: a))
+            return a
+        case .conflict(let a, let b) where b.key == canonical && CampaignVocabulary.readOnlyWhenAbsent.contains(a.key):
+            warning(line: a.line, column: a.column, SpelledField.conflictMessage(a, b, path: path, reading: b))
+            return b
+        case .conflict(let a, let b):
+            error(line: b.line, column: b.column, SpelledField.conflictMessage(a, b, path: path))
+            return nil
+        }
     }
 
     mutating func error(line: Int, column: Int? = nil, _ message: String) {

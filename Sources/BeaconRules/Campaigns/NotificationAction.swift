@@ -2,10 +2,19 @@
 /// name them; any other name is a custom type that a host application handles.
 public enum ActionKind: Sendable, Hashable, CustomStringConvertible {
     case url, dial, openApp, share, snooze, calendar, passbook, displayWebView, rich
+    /// MCE's custom action for text entry fields: the button asks for text (its value gives the
+    /// placeholder and the submit button's title); the text comes back in the response.
+    case textInput
+    /// The Action Menu plug-in (`showactions`): a list of actions to choose from.
+    case showActions
+    /// The image Carousel plug-in: its images (https URLs, each with optional text).
+    case carousel
     case custom(String)
 
     /// Every predefined type, in the order the documentation lists them.
-    public static let predefined: [ActionKind] = [.url, .dial, .openApp, .share, .snooze, .calendar, .passbook, .displayWebView, .rich]
+    public static let predefined: [ActionKind] = [
+        .url, .dial, .openApp, .share, .snooze, .calendar, .passbook, .displayWebView, .rich, .textInput, .showActions, .carousel,
+    ]
 
     /// The kind for a type name; predefined names are matched case-insensitively (`openapp` is
     /// `openApp`), anything else is a custom type kept as written.
@@ -26,6 +35,9 @@ public enum ActionKind: Sendable, Hashable, CustomStringConvertible {
         case .passbook: "passbook"
         case .displayWebView: "displayWebView"
         case .rich: "rich"
+        case .textInput: "textInput"
+        case .showActions: "showactions"
+        case .carousel: "carousel"
         case .custom(let name): name
         }
     }
@@ -34,14 +46,13 @@ public enum ActionKind: Sendable, Hashable, CustomStringConvertible {
 
     public var isCustom: Bool { if case .custom = self { true } else { false } }
 
-    /// The button flags MCE assumes when a predefined type leaves them out: url, dial and rich
-    /// (and the other predefined types that show something) are `false/false/true`; snooze does its
-    /// work without the app, so it stays in the background. Custom types have no defaults.
+    /// The button flags MCE assumes when they are left out, exactly as its document says: "If the
+    /// type is rich, dial, or url, then the destructive is false, authentication is false, and
+    /// foreground is true; otherwise, those attributes need to be included."
     var defaultFlags: (destructive: Bool, authentication: Bool, foreground: Bool)? {
         switch self {
-        case .custom: nil
-        case .snooze: (false, false, false)
-        default: (false, false, true)
+        case .rich, .dial, .url: (false, false, true)
+        default: nil
         }
     }
 }
@@ -107,6 +118,10 @@ public struct CampaignActions: Sendable, Equatable {
     public var categoryName: String?
     /// `mediaAttachment`: an https URL of an image, sound or video to attach.
     public var mediaAttachment: String?
+    /// `sound` (or `aps.sound`): the sound file the device plays; APNs `default` when nil.
+    public var sound: String?
+    /// `badge` (or `aps.badge`): the app icon's badge number; none when nil.
+    public var badge: Int?
 
     /// iOS shows at most four actions of a category; MCE refuses more.
     public static let maximumCategoryActions = 4
@@ -120,12 +135,8 @@ public struct CampaignActions: Sendable, Equatable {
 
     /// True when the campaign uses none of the extensions (its records are exactly SPEC section 3's).
     public var isEmpty: Bool {
-        notificationAction == nil && categoryActions.isEmpty && categoryName == nil && mediaAttachment == nil
+        notificationAction == nil && categoryActions.isEmpty && categoryName == nil && mediaAttachment == nil && sound == nil && badge == nil
     }
-
-    /// A service extension on the device must run (APNs `mutable-content`): it builds the category
-    /// from `category-actions` and downloads the attachment.
-    public var needsServiceExtension: Bool { !categoryActions.isEmpty || mediaAttachment != nil }
 }
 
 extension CampaignActions {

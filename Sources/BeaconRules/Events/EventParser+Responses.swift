@@ -63,6 +63,8 @@ extension EventParser {
         var action: ResponseAction?
         var actionId: String?
         var time: Timestamp?
+        var data: JSONValue?
+        var text: String?
         try forEachField(&s) { s, keyRange, keyEscaped in
             let key = try s.decodeString(keyRange, escaped: keyEscaped)
             let column = s.column
@@ -83,7 +85,7 @@ extension EventParser {
             case "action":
                 let text = try optionalText(&s, field: "action", allowNumber: false)
                 guard let text, let parsed = ResponseAction(rawValue: text) else {
-                    throw EventError("field `action`: expected \"present\", \"click\" or \"dismiss\", found \(text.map { "\"\($0)\"" } ?? "null")", column: column)
+                    throw EventError("field `action`: expected \"present\", \"open\", \"click\" or \"dismiss\", found \(text.map { "\"\($0)\"" } ?? "null")", column: column)
                 }
                 action = parsed
             case "actionId":
@@ -91,14 +93,21 @@ extension EventParser {
                 if actionId?.isEmpty == true { throw EventError("field `actionId`: expected a button id (\"ok\", \"cancel\", ...) or no field for a tap on the notification", column: column) }
             case "time":
                 time = try parseTime(&s, column: column)
+            case "data":
+                s.skipWhitespace()
+                var builder = JSONTreeBuilder()
+                let value = try builder.value(&s, depth: 1)
+                data = value.isNull ? nil : value
+            case "text":
+                text = try optionalText(&s, field: "text", allowNumber: false)
             default:
                 try s.skipValue()
             }
         }
         guard let device else { throw EventError("missing field `device`: expected a non-empty string") }
         guard let notification else { throw EventError("missing field `notification`: expected the record id the response is about (CAMPAIGN:DEVICE:EVENT)") }
-        guard let action else { throw EventError("missing field `action`: expected \"present\", \"click\" or \"dismiss\"") }
+        guard let action else { throw EventError("missing field `action`: expected \"present\", \"open\", \"click\" or \"dismiss\"") }
         guard let time else { throw EventError("missing field `time`: expected RFC 3339 (2016-05-10T16:00:00Z) or epoch milliseconds") }
-        return ResponseEvent(id: id ?? fallbackID(), device: device, notification: notification, action: action, actionId: actionId, time: time)
+        return ResponseEvent(id: id ?? fallbackID(), device: device, notification: notification, action: action, actionId: actionId, time: time, data: data, text: text)
     }
 }

@@ -11,23 +11,32 @@ public struct ResponseEvent: Sendable, Equatable {
     /// tap on the notification itself.
     public var actionId: String?
     public var time: Timestamp
+    /// The message's custom payload as the app's SDK hands it over (Xtremepush `message.data`);
+    /// kept in the follow-up record a click emits.
+    public var data: JSONValue?
+    /// What the user typed into a text input button (MCE's custom action for text entry fields).
+    public var text: String?
 
-    public init(id: String, device: String, notification: String, action: ResponseAction, actionId: String? = nil, time: Timestamp) {
+    public init(id: String, device: String, notification: String, action: ResponseAction, actionId: String? = nil, time: Timestamp, data: JSONValue? = nil, text: String? = nil) {
         self.id = id
         self.device = device
         self.notification = notification
         self.action = action
         self.actionId = actionId
         self.time = time
+        self.data = data
+        self.text = text
     }
 
     /// True for a tap on the notification itself rather than one of its buttons.
     public var isDefaultTap: Bool { action == .click && (actionId == nil || actionId == "default") }
 }
 
-/// The three things a device reports about a notification.
+/// What a device reports about a notification: shown (`present`), opened by the user (`open`:
+/// counts opened, not clicked; Xtremepush's `reportMessageOpened`), tapped or a button clicked
+/// (`click`: counts opened too), or dismissed.
 public enum ResponseAction: String, Sendable, Equatable, CaseIterable {
-    case present, click, dismiss
+    case present, open, click, dismiss
 }
 
 /// One line of an input stream: a beacon event, a raw sighting (SPEC section 7) or a response (section 8).

@@ -1,5 +1,6 @@
 /// The rules engine behind the presence layer: input lines (enter, exit, sighting) in, records and
-/// withdrawals out as JSON lines, in event-time order. Used by `replay` and the tests.
+/// withdrawals out as JSON lines, in event-time order. The line pipeline (`LinePipeline`) holds
+/// one; the tests also feed it lines directly (`replay(line:fallbackID:into:)`).
 ///
 /// Given enter/exit events pass straight to the rules (the fast path, today's records exactly)
 /// unless `settings.flickerControl` is on; sightings always go through the presence layer.
@@ -27,7 +28,8 @@ public struct PresenceEngine<Store: SuppressionStore> {
     public var settings: PresenceSettings { layer.settings }
 
     /// One input line in; whatever it (and the time it moves on) produces appended to `writer`.
-    /// Blank lines are skipped (returns false).
+    /// Blank lines are skipped (returns false). The tests' way in, a line at a time; `replay`
+    /// and `serve` go through `LinePipeline`, which batches and prefetches.
     @discardableResult
     public mutating func replay(
         line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String, into writer: inout JSONWriter

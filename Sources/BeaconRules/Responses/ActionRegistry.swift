@@ -27,13 +27,15 @@ public struct ActionRegistry: Sendable {
     private var handlers: [ActionKind: ActionHandler] = [:]
 
     /// The built-in handlers: `snooze` schedules the notification again N minutes after the click;
-    /// `share` and `url` emit a follow-up record; the types the device SDK carries out by itself
-    /// (`openApp`, `dial`, `calendar`, `passbook`, `displayWebView`, `rich`) need nothing here.
+    /// `share`, `url` and `textInput` (with the text typed) emit a follow-up record; the types the
+    /// device SDK carries out by itself (`openApp`, `dial`, `calendar`, `passbook`,
+    /// `displayWebView`, `rich`, `showactions`, `carousel`) need nothing here.
     public init() {
         handlers[.snooze] = Self.snooze
         handlers[.share] = Self.followUp
         handlers[.url] = Self.followUp
-        for kind in [ActionKind.openApp, .dial, .calendar, .passbook, .displayWebView, .rich] {
+        handlers[.textInput] = Self.followUp
+        for kind in [ActionKind.openApp, .dial, .calendar, .passbook, .displayWebView, .rich, .showActions, .carousel] {
             handlers[kind] = { _ in [] }
         }
     }
@@ -90,8 +92,12 @@ public struct FollowUpRecord: Sendable, Equatable {
     public var action: NotificationAction
     public var language: String?
     public var time: Timestamp
+    /// What the user typed (a text input button); nil otherwise.
+    public var text: String?
+    /// The response's `data` (the message's custom payload as the app's SDK hands it over).
+    public var data: JSONValue?
 
-    public init(id: String, notification: String, campaign: String, device: String, actionId: String, action: NotificationAction, language: String?, time: Timestamp) {
+    public init(id: String, notification: String, campaign: String, device: String, actionId: String, action: NotificationAction, language: String?, time: Timestamp, text: String? = nil, data: JSONValue? = nil) {
         self.id = id
         self.notification = notification
         self.campaign = campaign
@@ -100,6 +106,8 @@ public struct FollowUpRecord: Sendable, Equatable {
         self.action = action
         self.language = language
         self.time = time
+        self.text = text
+        self.data = data
     }
 
     /// The follow-up of an invocation.
@@ -107,7 +115,8 @@ public struct FollowUpRecord: Sendable, Equatable {
         self.init(
             id: invocation.response.notification + ":" + invocation.actionId, notification: invocation.response.notification,
             campaign: invocation.record.campaign, device: invocation.record.device, actionId: invocation.actionId,
-            action: invocation.action, language: invocation.record.language, time: invocation.response.time)
+            action: invocation.action, language: invocation.record.language, time: invocation.response.time,
+            text: invocation.response.text, data: invocation.response.data)
     }
 
     public func appendJSON(to w: inout JSONWriter) {
@@ -118,7 +127,10 @@ public struct FollowUpRecord: Sendable, Equatable {
         w.raw(",\"actionId\":"); w.string(actionId)
         w.raw(",\"action\":"); action.appendJSON(to: &w)
         w.raw(",\"language\":"); w.optionalString(language)
-        w.raw(",\"time\":\""); time.appendRFC3339(to: &w.bytes); w.raw("\"}")
+        w.raw(",\"time\":\""); time.appendRFC3339(to: &w.bytes); w.raw("\"")
+        if let text { w.raw(",\"text\":"); w.string(text) }
+        if let data { w.raw(",\"data\":"); w.value(data) }
+        w.raw("}")
     }
 
     public var jsonLine: String {

@@ -42,6 +42,10 @@ extension RulesEngine {
         case .present:
             outcome.counted = ledger.mark(entry, DeliveryLedger.presented)
             return outcome
+        case .open:
+            // Opened, not clicked (SPEC section 8): the user may open it and use none of its buttons.
+            outcome.counted = ledger.mark(entry, DeliveryLedger.presented | DeliveryLedger.opened)
+            return outcome
         case .dismiss:
             outcome.counted = ledger.mark(entry, DeliveryLedger.dismissed)
             return outcome
@@ -53,7 +57,13 @@ extension RulesEngine {
         }
         let campaign = campaigns.campaigns[index]
         let actionId = response.isDefaultTap ? "default" : response.actionId!
-        guard let action = clickedAction(campaign, trigger: e.trigger, actionId: actionId) else {
+        // The record as it was delivered: what its buttons run, and what a handler is given.
+        let prefix = eid + ":" + response.device + ":"
+        let event = BeaconEvent(
+            id: String(response.notification.dropFirst(prefix.count)), device: response.device, kind: e.trigger,
+            beacon: ledger.beacons[Int(e.beacon)], time: response.time, locale: ledger.locale(e.locale))
+        let record = record(for: campaign, event: event, fireDate: response.time)
+        guard let action = clickedAction(campaign, record: record, actionId: actionId) else {
             let ids = campaign.actions.categoryActions.isEmpty ? ["ok", "cancel"] : campaign.actions.categoryActions.map(\.id)
             throw ResponseError(.unknownAction, "field `actionId`: record \"\(response.notification)\" has no button \"\(actionId)\"; expected \(ids.map { "\"\($0)\"" }.joined(separator: ", ")), or no actionId for a tap on the notification")
         }
@@ -79,11 +89,6 @@ extension RulesEngine {
             outcome.unhandled = action.kind
             return outcome
         }
-        let prefix = eid + ":" + response.device + ":"
-        let event = BeaconEvent(
-            id: String(response.notification.dropFirst(prefix.count)), device: response.device, kind: e.trigger,
-            beacon: ledger.beacons[Int(e.beacon)], time: response.time, locale: ledger.locale(e.locale))
-        let record = record(for: campaign, event: event, fireDate: response.time)
         outcome.outputs = handler(ActionInvocation(record: record, action: action, actionId: actionId, response: response))
         for case .schedule(let scheduled) in outcome.outputs {
             // A rescheduled record is the same notification: its responses count for this entry.
@@ -94,19 +99,15 @@ extension RulesEngine {
 
     /// The action a click runs: nil inside when it is the Cancel button (a dismissal), nil outside
     /// when the notification has no such button.
-    func clickedAction(_ campaign: Campaign, trigger: EventKind, actionId: String) -> NotificationAction?? {
+    func clickedAction(_ campaign: Campaign, record: NotificationRecord, actionId: String) -> NotificationAction?? {
         if actionId == "default" { return .some(campaign.actions.notificationAction ?? NotificationAction(kind: .openApp)) }
         if !campaign.actions.categoryActions.isEmpty {
             guard let button = campaign.actions.categoryActions.first(where: { $0.id == actionId }) else { return nil }
             return .some(button.action)
         }
-        let url = campaign.content.url.flatMap { $0.isEmpty ? nil : $0 }
         switch actionId {
         case "ok":
-            if campaign.block(for: trigger)?.confirmAction == .share {
-                return .some(NotificationAction(kind: .share, value: .string(url ?? campaign.content.subject ?? campaign.eid)))
-            }
-            return .some(url.map { NotificationAction(kind: .url, value: .string($0)) } ?? NotificationAction(kind: .openApp))
+            return .some(record.okAction)
         case "cancel":
             return .some(nil)
         default:

@@ -16,13 +16,58 @@ struct APNsAndReportTests {
         #expect(payload["id"]?.stringValue == "offer:d1:e1")
     }
 
-    @Test func plainCampaignsGetNoMutableContent() throws {
+    @Test func plainCampaignsCarryTheirOKAndCancelAsADynamicCategory() throws {
         var engine = try Harness.engine(#"{"eid": "plain", "trigger": 1, "type": 1, "beacons": ["\#(ResponseTests.beacon)"], "content": {"subject": "Hi", "body": "there"}}"#)
         let record = engine.process(Harness.event(beacon: ResponseTests.beacon, at: "2026-05-10T16:00:00Z"))[0]
         let payload = try JSONParser.parse(record.apnsLine)
-        #expect(payload["aps"]?["mutable-content"] == nil)
+        #expect(payload["aps"]?["mutable-content"]?.integerValue == 1)
+        #expect(payload["aps"]?["category"]?.stringValue == "plain.enter.en")
         #expect(payload["notification-action"]?["type"]?.stringValue == "openApp")
+        let buttons = payload["category-actions"]?.arrayElements?.map(\.value) ?? []
+        #expect(buttons.map { $0["identifier"]?.stringValue } == ["ok", "cancel"])
+        #expect(buttons.map { $0["type"]?.stringValue } == ["openApp", "dismiss"])
+        #expect(buttons.map { $0["foreground"] } == [.bool(true), .bool(false)])
         #expect(!record.jsonLine.contains("subtitle"))
+    }
+
+    @Test func okRunsItsConfirmActionAndStaysInTheBackgroundWhenActInForegroundIsFalse() throws {
+        var engine = try Harness.engine(#"""
+            {"eid": "s", "trigger": 1, "type": 1, "beacons": ["\#(ResponseTests.beacon)"],
+             "content": {"url": "https://a.example/x", "payload": {"onEnter": {"confirmAction": "share", "actInForeground": false,
+                         "en": {"title": "T", "message": "M", "okButtonTitle": "Share it", "cancelButtonTitle": "Nope"}}}}}
+            """#)
+        let record = engine.process(Harness.event(beacon: ResponseTests.beacon, at: "2026-05-10T16:00:00Z", locale: "en"))[0]
+        let ok = try JSONParser.parse(record.apnsLine)["category-actions"]?.arrayElements?.first?.value
+        #expect(ok?["name"]?.stringValue == "Share it")
+        #expect(ok?["type"]?.stringValue == "share")
+        #expect(ok?["value"]?.stringValue == "https://a.example/x")
+        #expect(ok?["foreground"] == .bool(false))
+    }
+
+    @Test func openWithAURLRunsURLAndTheAlertIsAStringWithoutATitle() throws {
+        var engine = try Harness.engine(#"{"eid": "u", "trigger": 1, "type": 1, "beacons": ["\#(ResponseTests.beacon)"], "content": {"body": "Only a body", "url": "https://a.example/y"}, "sound": "chime.caf", "badge": 3}"#)
+        let payload = try JSONParser.parse(engine.process(Harness.event(beacon: ResponseTests.beacon, at: "2026-05-10T16:00:00Z"))[0].apnsLine)
+        #expect(payload["aps"]?["alert"]?.stringValue == "Only a body")
+        #expect(payload["aps"]?["sound"]?.stringValue == "chime.caf")
+        #expect(payload["aps"]?["badge"]?.integerValue == 3)
+        let ok = payload["category-actions"]?.arrayElements?.first?.value
+        #expect(ok?["type"]?.stringValue == "url")
+        #expect(ok?["value"]?.stringValue == "https://a.example/y")
+    }
+
+    /// The Xtremepush seed through the real binary: `report` shows a message opened and not
+    /// clicked apart from one clicked, and the state keeps it across runs.
+    @Test func reportShowsOpenedAndClickedApart() throws {
+        let dir = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let replay = try CommandRunner.run(["replay", "--state", dir + "/s.db", "Tests/Fixtures/seeds/xtremepush-custom-message-handling/responses.jsonl"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout.contains(#""data":{"articleId":"a-17"}"#))
+        let report = try CommandRunner.run(["report", "--state", dir + "/s.db", "--json"])
+        let funnels = try #require(try JSONParser.parse(report.stdout)["funnels"]?.arrayElements).map(\.value)
+            .filter { $0["campaign"]?.stringValue == "museum-goodbye" }
+        let counts = funnels.map { [$0["language"]?.stringValue ?? "", $0["opened"]?.compactText ?? "", $0["clicked"]?.compactText ?? ""] }
+        #expect(counts == [["de", "1", "1"], ["en", "1", "0"]])
     }
 
     /// A fresh folder holding the response campaign as `c.json`; the caller removes it.

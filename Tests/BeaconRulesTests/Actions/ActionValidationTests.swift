@@ -22,7 +22,7 @@ struct ActionValidationTests {
         #""notificationAction": {"type": "passbook", "value": "https://example.com/a.pkpass"}"#,
         #""notificationAction": {"type": "displayWebView", "value": "https://example.com"}"#,
         #""notificationAction": {"type": "calendar", "value": {"title": "Tour", "startDate": "2026-06-05T18:00:00Z", "endDate": "2026-06-05T19:00:00Z", "timeZone": "GMT", "interactive": true}}"#,
-        #""categoryActions": [{"name": "Later", "type": "snooze", "value": 10}, {"name": "Call", "type": "dial", "value": "0301234567"}]"#,
+        #""categoryActions": [{"name": "Later", "type": "snooze", "value": 10, "destructive": false, "authentication": false, "foreground": false}, {"name": "Call", "type": "dial", "value": "0301234567"}]"#,
         #""categoryActions": [{"name": "Mine", "type": "coupon", "destructive": false, "authentication": false, "foreground": true}]"#,
         #""categoryName": "offer", "mediaAttachment": "https://cdn.example.com/a.jpg""#,
     ])
@@ -41,9 +41,9 @@ struct ActionValidationTests {
         (#""notificationAction": {"type": "calendar", "value": {"title": "T", "startDate": "2026-06-05T19:00:00Z", "endDate": "2026-06-05T18:00:00Z"}}"#, "ends (endDate) before"),
         (#""notificationAction": {"value": "x"}"#, "expected an action type"),
         (#""categoryActions": [{"name": "Mine", "type": "coupon", "destructive": false, "foreground": true}]"#, "must give `authentication`"),
-        (#""categoryActions": [{"name": "A", "type": "openApp"}, {"name": "B", "type": "openApp"}, {"name": "C", "type": "openApp"}, {"name": "D", "type": "openApp"}, {"name": "E", "type": "openApp"}]"#, "at most 4"),
-        (#""categoryActions": [{"type": "openApp"}]"#, "button title"),
-        (#""categoryActions": [{"name": "A", "type": "openApp", "foreground": "yes"}]"#, "true or false"),
+        (#""categoryActions": [{"name": "A", "type": "url", "value": "https://a.example"}, {"name": "B", "type": "url", "value": "https://a.example"}, {"name": "C", "type": "url", "value": "https://a.example"}, {"name": "D", "type": "url", "value": "https://a.example"}, {"name": "E", "type": "url", "value": "https://a.example"}]"#, "at most 4"),
+        (#""categoryActions": [{"type": "url", "value": "https://a.example"}]"#, "button title"),
+        (#""categoryActions": [{"name": "A", "type": "url", "value": "https://a.example", "foreground": "yes"}]"#, "true or false"),
         (#""mediaAttachment": "http://cdn.example.com/a.jpg""#, "https URL"),
     ])
     func invalidActionsAreLoadErrorsWithALine(_ extensions: String, _ expected: String) throws {
@@ -54,7 +54,7 @@ struct ActionValidationTests {
     }
 
     @Test func predefinedTypesDefaultToNotDestructiveNoAuthenticationForeground() throws {
-        let campaign = try Harness.campaigns(#"{"eid": "c", "type": 1, "categoryActions": [{"name": "Go", "type": "url", "value": "https://a.example"}, {"name": "Later", "type": "snooze", "value": 5}]}"#)[0]
+        let campaign = try Harness.campaigns(#"{"eid": "c", "type": 1, "categoryActions": [{"name": "Go", "type": "url", "value": "https://a.example"}, {"name": "Later", "type": "snooze", "value": 5, "destructive": false, "authentication": false, "foreground": false}]}"#)[0]
         let go = campaign.actions.categoryActions[0]
         #expect((go.destructive, go.authentication, go.foreground) == (false, false, true))
         #expect(go.id == "Go")

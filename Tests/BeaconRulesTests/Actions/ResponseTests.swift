@@ -8,8 +8,8 @@ struct ResponseTests {
         {"eid": "offer", "trigger": 1, "type": 1, "beacons": ["\(beacon)"],
          "content": {"subject": "Offer", "body": "10% off", "url": "https://shop.example.com",
                      "payload": {"onEnter": {"en": {"title": "Offer", "subtitle": "Today", "message": "10% off"}}}},
-         "categoryActions": [{"id": "later", "name": "Later", "type": "snooze", "value": 10},
-                             {"id": "tell", "name": "Tell", "type": "share", "value": "https://shop.example.com"},
+         "categoryActions": [{"id": "later", "name": "Later", "type": "snooze", "value": 10, "destructive": false, "authentication": false, "foreground": false},
+                             {"id": "tell", "name": "Tell", "type": "share", "value": "https://shop.example.com", "destructive": false, "authentication": false, "foreground": true},
                              {"id": "coupon", "name": "Coupon", "type": "coupon", "destructive": false, "authentication": false, "foreground": true}],
          "mediaAttachment": "https://cdn.example.com/a.jpg"}
         """
@@ -150,7 +150,7 @@ struct ResponseTests {
         guard case .response(let r) = try EventParser.parseInput(line: line, fallbackID: "s:1") else { Issue.record("not a response"); return }
         #expect((r.id, r.action, r.actionId) == ("s:1", .click, "ok"))
         #expect(throws: EventError.self) { try EventParser.parse(line: line, fallbackID: "s:1") }
-        #expect(throws: EventError("field `action`: expected \"present\", \"click\" or \"dismiss\", found \"tap\"", column: 62)) {
+        #expect(throws: EventError("field `action`: expected \"present\", \"open\", \"click\" or \"dismiss\", found \"tap\"", column: 62)) {
             try EventParser.parseInput(line: #"{"type":"response","device":"d1","notification":"x","action":"tap","time":1}"#, fallbackID: "s:1")
         }
     }

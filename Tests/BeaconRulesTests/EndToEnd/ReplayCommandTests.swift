@@ -185,4 +185,11 @@ struct ReplayCommandTests {
         let result = try CommandRunner.run(["replay", "Tests/Fixtures/museum-day.jsonl"])
         #expect(!result.stderr.contains("\r"))
     }
+
+    @Test func helpGivesThePresenceDefaultsTheEngineUses() throws {
+        let help = try CommandRunner.run(["replay", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let defaults = PresenceSettings()
+        #expect(help.contains("still be used (default \(defaults.maxLatenessMilliseconds / 1000))"), "\(help)")
+        #expect(help.contains("confirm an exit (default \(defaults.exitTimeoutMilliseconds / 1000))"))
+    }
 }

@@ -28,7 +28,7 @@ import Testing
               message: "duplicate eid \"C-1\" (also at inline.json:1)"),
         Check(name: "no beacons", json: action("", beacons: "[]"), severity: .warning, message: "lists no beacons"),
         Check(name: "only geofences", json: action("", beacons: #"["u33dc0cg3r6gdx"]"#), severity: .warning, message: "only geofence ids"),
-        Check(name: "trigger 3 with only onEnter", json: action(#""payload": {}"#).replacingOccurrences(of: #""trigger": 1"#, with: #""trigger": 3"#).replacingOccurrences(of: #"{"subject": "S", "body": "B"}"#, with: #"{"subject": "S", "payload": {"onEnter": {"en": {"title": "t", "message": "m", "okButtonTitle": "o", "cancelButtonTitle": "c"}}}}"#),
+        Check(name: "trigger 3 with only onEnter", json: action("").replacingOccurrences(of: #""trigger": 1"#, with: #""trigger": 3"#).replacingOccurrences(of: #"{"subject": "S", "body": "B"}"#, with: #"{"subject": "S", "payload": {"onEnter": {"en": {"title": "t", "message": "m", "okButtonTitle": "o", "cancelButtonTitle": "c"}}}}"#),
               severity: .warning, message: "trigger enterExit fires on exit, but only onEnter has localized strings"),
         Check(name: "trigger 3 with only onEnter and no subject", json: #"{"eid": "c1", "type": 1, "trigger": 3, "beacons": ["b9407f30f5f8466eaff925556b57fe6d0010000001"], "content": {"payload": {"onEnter": {"en": {"title": "t", "message": "m", "okButtonTitle": "o", "cancelButtonTitle": "c"}}}}}"#,
               severity: .error, message: "exit notifications would be empty"),

@@ -107,7 +107,7 @@ import Testing
         #expect(rendered == [
             "\(path):3:25: error: trigger=\"entr\" is not a trigger; did you mean \"enter\"? expected \"enter\", \"exit\", \"enterExit\"",
             "\(path):3:40: error: type=\"notificaton\" is not a type; did you mean \"notification\"? expected \"notification\", \"website\", \"inApp\", \"silent\"",
-            "\(path):3:59: error: unknown attribute \"suppresionTime\" in <campaign>; did you mean \"suppressionTime\"? (expected one of: eid, name, trigger, type, suppressionTime, sendOnlyOnce, delay, dwell, deliverAt, instant)",
+            "\(path):3:59: error: unknown attribute \"suppresionTime\" in <campaign>; did you mean \"suppressionTime\"? (expected one of: eid, name, trigger, type, suppressionTime, sendOnlyOnce, delay, dwell, deliverAt, instant, sound, badge)",
             "\(path):3:80: error: deliverAt=\"2016-13-10T14:15:00Z\" is not a date (month 13 is not 1...12); expected RFC 3339 like 2016-05-10T14:15:00.000+0200 or 2016-05-10T12:15:00Z",
             "\(path):4:13: error: <beacon>b9407f30f5f8466eaff925556b57fe6d00100000</beacon> is not a beacon: it has 40 characters (dashes ignored); expected a 42-char pid as text (32 hex proximity UUID + 5-digit major + 5-digit minor), or uuid=\"...\" with major and minor (0...65535), or uuid alone for every beacon of that UUID",
             "\(path):5:57: error: major=\"70000\" is not a beacon major; expected a whole number 0...65535",

@@ -1,0 +1,59 @@
+/// What a `LinePipeline` keeps besides the suppression state: the answered events (an id seen
+/// again is answered as before and changes nothing), the delivery ledger's saved lines, the
+/// presence snapshot and the outbox of records that fired on the clock. The SQLite store is one
+/// (`--state`), the server's in-memory log another, `NoAnswerLog` the one that keeps nothing.
+///
+/// Only the data: the transactions around it are the driver's (the engine does no I/O, and a
+/// log's calls land inside whatever transaction the driver has open). Not `Sendable`: the one
+/// owner of the pipeline makes every call.
+public protocol AnswerLog {
+    /// False: `answer` is always nil and nothing is remembered (the pipeline then neither looks
+    /// up nor copies an event's records).
+    var remembers: Bool { get }
+    /// The records an event id was answered with, nil when the id is new.
+    func answer(event id: String) -> [UInt8]?
+    func remember(event id: String, records: [UInt8])
+    /// Whether `remember(event:written:holding:)` keeps a writer's referenced runs as references
+    /// (by keeping their storage alive) rather than as copies.
+    var keepsReferences: Bool { get }
+    /// `remember` for records as the engine wrote them (the whole writer); `storage` is what their
+    /// references point into (`RulesEngine.referencedStorage`).
+    func remember(event id: String, written records: JSONWriter, holding storage: AnyObject)
+
+    /// Whether the delivery ledger is saved here (and so its changes are recorded for `saveLedger`).
+    var savesLedger: Bool { get }
+    func loadLedger() throws -> DeliveryLedger
+    func saveLedger(_ lines: [DeliveryLedger.Line]) throws
+    func loadPresence() throws -> [UInt8]?
+    func savePresence(_ snapshot: [UInt8])
+    /// Records that fired on the clock, with no line to answer: kept for an outbox request.
+    func appendOutbox(_ records: [UInt8])
+    func outbox(after: Int64, limit: Int) throws -> [(seq: Int64, records: [UInt8])]
+}
+
+extension AnswerLog {
+    public var remembers: Bool { true }
+    public var keepsReferences: Bool { false }
+    public var savesLedger: Bool { true }
+
+    /// A log that keeps bytes (a file) keeps the records joined.
+    public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
+        remember(event: id, records: records.joinedBytes)
+    }
+}
+
+/// The log of a run that keeps nothing (`replay` without `--state`): every line is new, and
+/// memory does not grow with the answers.
+public struct NoAnswerLog: AnswerLog {
+    public init() {}
+    public var remembers: Bool { false }
+    public var savesLedger: Bool { false }
+    public func answer(event id: String) -> [UInt8]? { nil }
+    public func remember(event id: String, records: [UInt8]) {}
+    public func loadLedger() -> DeliveryLedger { DeliveryLedger() }
+    public func saveLedger(_ lines: [DeliveryLedger.Line]) {}
+    public func loadPresence() -> [UInt8]? { nil }
+    public func savePresence(_ snapshot: [UInt8]) {}
+    public func appendOutbox(_ records: [UInt8]) {}
+    public func outbox(after: Int64, limit: Int) -> [(seq: Int64, records: [UInt8])] { [] }
+}

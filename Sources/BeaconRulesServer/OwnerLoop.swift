@@ -1,0 +1,132 @@
+import BeaconRules
+import Foundation
+import Logging
+import NIOCore
+
+/// The owner's loop over one kind of suppression store and state log: each batch of jobs is a
+/// transaction around the line pipeline (`LinePipeline`), committed before any reply is handed out.
+///
+/// Guarded by thread confinement. `EngineOwner.init` creates it and never
+/// touches it again; from `start()` on only the owner thread reads or writes its state.
+final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
+    private let pipeline: LinePipeline<Store, Log, ReplyOutput>
+    private let log: Log
+    private let logger: Logger
+
+    /// The delivery ledger and the presence state are read from `log`; one that does not load
+    /// is logged and the server starts without it.
+    init(engine: RulesEngine<Store>, log: Log, format: OutputFormat, presence settings: PresenceSettings, logger: Logger) {
+        pipeline = LinePipeline(
+            engine: PresenceEngine(engine: engine, settings: settings), log: log,
+            output: ReplyOutput(collectsReferences: log.keepsReferences, logger: logger), format: format,
+            logsPresenceInput: true)
+        do { try pipeline.loadLedger() } catch {
+            logger.error("the delivery ledger did not load; responses to earlier records are unknown ids", metadata: ["error": "\(error)"])
+        }
+        // Open stays, pending exits and dwells of the last run carry on.
+        do { try pipeline.loadPresence() } catch {
+            logger.error("the saved presence state does not load; starting with none", metadata: ["error": "\(error)"])
+        }
+        self.log = log
+        self.logger = logger
+    }
+
+    func run(_ mailbox: Mailbox) {
+        while let jobs = mailbox.takeAll(waitingAtMost: pipeline.engine.layer.isIdle ? nil : EngineOwner.clockTick) {
+            if jobs.isEmpty {
+                tick()
+                continue
+            }
+            EngineOwnerThread.send(process(jobs))
+        }
+        close()
+        mailbox.finished()
+    }
+
+    func tickIfDue() {
+        if !pipeline.engine.layer.isIdle { tick() }
+    }
+
+    func close() {
+        log.close()
+    }
+
+    /// Applies `jobs` in one transaction, commits, resumes the reloads' continuations, and
+    /// returns the replies (to be sent only now that they are durable).
+    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] {
+        var replies: [(any ReplyTarget, ByteBuffer)] = []
+        var reloaded: [CheckedContinuation<Void, Never>] = []
+        defer { for continuation in reloaded { continuation.resume() } }
+        var events = 0
+        do {
+            try log.begin()
+            for job in jobs {
+                switch job {
+                case .lines(let lines, let target):
+                    for line in lines {
+                        pipeline.append(line)
+                        if case .input(.beacon, _) = line { events += 1 }
+                        if pipeline.isBatchFull { pipeline.applyBatch() }
+                    }
+                    pipeline.applyBatch()
+                    replies.append((target, ByteBuffer(bytes: pipeline.output.replies.bytes)))
+                    pipeline.output.replies.removeAll()
+                case .reload(let campaigns, let locales, let continuation):
+                    pipeline.reload(campaigns: campaigns, locales: locales)
+                    reloaded.append(continuation)
+                }
+            }
+            try pipeline.settle(now: Self.wallClock())
+            try log.commit()
+            logger.trace("committed", metadata: ["events": "\(events)"])
+            return replies
+        } catch {
+            // Nothing of this transaction was kept: tell each line so, and the client resends it.
+            // A reload is not part of the transaction: one not reached yet is applied now.
+            var lineCount = 0
+            var reloadsSeen = 0
+            replies.removeAll(keepingCapacity: true)
+            var writer = JSONWriter(capacity: 1 << 12)
+            for job in jobs {
+                switch job {
+                case .lines(let lines, let target):
+                    writer.removeAll()
+                    for line in lines {
+                        Reply.rejected(line: line.line, message: "state not saved, resend this line: \(error)", into: &writer)
+                    }
+                    lineCount += lines.count
+                    replies.append((target, ByteBuffer(bytes: writer.bytes)))
+                case .reload(let campaigns, let locales, let continuation):
+                    reloadsSeen += 1
+                    if reloadsSeen > reloaded.count {
+                        pipeline.reload(campaigns: campaigns, locales: locales)
+                        reloaded.append(continuation)
+                    }
+                }
+            }
+            // Saving the ledger may fail before commit() could roll back: end the transaction
+            // here too (a second rollback is harmless), and take back the ledger's changes.
+            log.rollback()
+            pipeline.rolledBack()
+            logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
+            return replies
+        }
+    }
+
+    /// A wake with no work: the clock alone may confirm exits and fire dwells.
+    private func tick() {
+        do {
+            try log.begin()
+            try pipeline.settle(now: Self.wallClock())
+            try log.commit()
+        } catch {
+            log.rollback()
+            pipeline.rolledBack()
+            logger.error("presence state not saved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func wallClock() -> Timestamp {
+        Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+}

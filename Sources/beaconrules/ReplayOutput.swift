@@ -1,0 +1,39 @@
+import BeaconRules
+
+/// Where `replay`'s pipeline answers: records as they are (written to stdout a block at a
+/// time), each rejected line as a JSON error on stderr naming its source and line.
+struct ReplayOutput: LineOutput {
+    var records: JSONWriter
+    /// The source being read, as errors name it.
+    var source = "stdin"
+    var rejectedLines = 0
+    /// Cleared before anything is written to stderr.
+    var progress = ProgressBar(totalBytes: nil)
+
+    /// `collectsReferences`: record tails stay in the engine's cache and are written from there
+    /// (only where nothing reads the records back before they are written out).
+    init(collectsReferences: Bool) {
+        records = JSONWriter(capacity: Replay.blockBytes + (1 << 16))
+        records.collectsReferences = collectsReferences
+    }
+
+    /// The records are already in `records`, where they go out.
+    mutating func accepted(event id: @autoclosure () -> String) {}
+
+    mutating func answered(event id: String, records answer: [UInt8]) {
+        records.bytes.append(contentsOf: answer)
+    }
+
+    mutating func rejected(line: Int, message: String) {
+        rejectedLines += 1
+        progress.clear()
+        StandardError.write(ErrorLine.json(kind: "error", source: source, line: line, message: message))
+    }
+
+    mutating func unhandled(_ click: UnhandledClick, line: Int) {
+        StandardError.write(ErrorLine.json(kind: "warning", source: source, line: line, message: "click on \"\(click.actionId)\" of record \"\(click.notification)\" runs action type \"\(click.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
+    }
+
+    /// `replay` reads no outbox requests (nothing fires on a wall clock): never called.
+    mutating func outbox(_ entries: [(seq: Int64, records: [UInt8])], after: Int64) {}
+}
