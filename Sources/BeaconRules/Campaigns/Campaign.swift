@@ -1,5 +1,11 @@
 /// One campaign action in the Sensorberg sense: which beacons and triggers it answers, when it is
 /// live, how often it may fire per device, and what it delivers.
+///
+/// Its rules are read twice: as written here by `verdict` (Verdict.swift: the reference, and what
+/// `explain` says), and compiled for the hot path (`CompiledRule`, `CandidateRow`, matched by
+/// `RulesEngine.match`). `WorkloadEquivalenceTests.fastPathGivesExactlyTheReferenceRecords`
+/// replays a workload both ways and requires the same records: a rule changed here is changed in
+/// `CompiledRule`/`CandidateRow` too.
 public struct Campaign: Sendable {
     /// The eid as written in the campaign file (records carry it verbatim).
     public var eid: String

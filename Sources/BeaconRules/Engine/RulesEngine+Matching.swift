@@ -9,16 +9,16 @@ extension RulesEngine {
         let candidates: [Int32]
         let range: Range<Int>
         let beacon: (Int, UInt64)?
-        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = beaconRun(event.beacon) }
+        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = candidateIndex.run(event.beacon, campaigns: campaigns, rows: rows) }
         if let (number, run) = beacon {
             eventBeacon = number
-            candidates = candidateLists
-            range = Self.candidateRange(run, event.kind)
+            candidates = candidateIndex.lists
+            range = CandidateIndex.range(run, event.kind)
         } else {
             eventBeacon = -1
-            campaigns.candidates(for: event.beacon, into: &scratch)
-            candidates = scratch
-            range = 0..<scratch.count
+            campaigns.candidates(for: event.beacon, into: &candidateScratch)
+            candidates = candidateScratch
+            range = 0..<candidateScratch.count
         }
         if range.isEmpty { return }
         let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
@@ -108,32 +108,5 @@ extension RulesEngine {
                 f[j] = x
             }
         }
-    }
-
-    /// Where an event of `kind` finds its candidates in `candidateLists`, from its beacon's run
-    /// (see `beaconNumbers`).
-    @inline(__always)
-    static func candidateRange(_ run: UInt64, _ kind: EventKind) -> Range<Int> {
-        let start = Int(run >> 32), enters = Int(run >> 16 & 0xFFFF), exits = Int(run & 0xFFFF)
-        return kind == .enter ? start..<start + enters : start + enters..<start + enters + exits
-    }
-
-    /// The beacon's number and where its candidates are (see `beaconNumbers`), numbering it on
-    /// first sight; nil past the limits (or a beacon with more than 65,535 candidates per trigger).
-    @inline(__always)
-    private mutating func beaconRun(_ beacon: BeaconID) -> (Int, UInt64)? {
-        if let found = beaconNumbers.find(beacon) { return found }
-        guard beaconNumbers.count < beaconLimit else { return nil }
-        var list: [Int32] = []
-        campaigns.candidates(for: beacon, into: &list)
-        let enters = list.filter { rows[Int($0)].triggerMask & 1 != 0 }
-        let exits = list.filter { rows[Int($0)].triggerMask & 2 != 0 }
-        guard enters.count <= 0xFFFF, exits.count <= 0xFFFF,
-              candidateLists.count + enters.count + exits.count <= rowLimit else { return nil }
-        let start = candidateLists.count
-        candidateLists.append(contentsOf: enters)
-        candidateLists.append(contentsOf: exits)
-        let run = UInt64(start) << 32 | UInt64(enters.count) << 16 | UInt64(exits.count)
-        return (beaconNumbers.add(beacon, payload: run), run)
     }
 }

@@ -23,27 +23,27 @@ extension RulesEngine {
     public mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
         let n = events.count
         var devices: [Store.DeviceKey?] = []
-        swap(&devices, &prefetchedDevices)
+        swap(&devices, &prefetched.devices)
         devices.removeAll(keepingCapacity: true)
         devices.append(contentsOf: repeatElement(nil, count: n))
         var sink = store.prefetch(devicesOf: events, keys: &devices)
-        swap(&devices, &prefetchedDevices)
-        prefetchedBeacons.removeAll(keepingCapacity: true)
-        prefetchedBeacons.append(contentsOf: repeatElement((number: -1, run: 0), count: n))
-        prefetchedStamp = events.stamp
+        swap(&devices, &prefetched.devices)
+        prefetched.beacons.removeAll(keepingCapacity: true)
+        prefetched.beacons.append(contentsOf: repeatElement((number: -1, run: 0), count: n))
+        prefetched.stamp = events.stamp
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             for i in 0..<n { hashes[i] = events[i].beacon.fastHash }
-            for i in 0..<n { sink ^= beaconNumbers.touch(hash: hashes[i]) }
-            // Where each event's candidates are (a range of `candidateLists`, the list's lines
+            for i in 0..<n { sink ^= candidateIndex.numbers.touch(hash: hashes[i]) }
+            // Where each event's candidates are (a range of `candidateIndex.lists`, the list's lines
             // loaded), then every candidate's row.
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: n) { ranges in
-                candidateLists.withUnsafeBufferPointer { lists in
+                candidateIndex.lists.withUnsafeBufferPointer { lists in
                     for i in 0..<n {
                         ranges[i] = 0..<0
                         let event = events[i]
-                        guard let (number, run) = beaconNumbers.find(event.beacon, hash: hashes[i]) else { continue }
-                        prefetchedBeacons[i] = (Int32(truncatingIfNeeded: number), run)
-                        let range = Self.candidateRange(run, event.kind)
+                        guard let (number, run) = candidateIndex.numbers.find(event.beacon, hash: hashes[i]) else { continue }
+                        prefetched.beacons[i] = (Int32(truncatingIfNeeded: number), run)
+                        let range = CandidateIndex.range(run, event.kind)
                         guard !range.isEmpty, range.upperBound <= lists.count else { continue }
                         ranges[i] = range
                         sink ^= UInt64(UInt32(bitPattern: lists[range.lowerBound]))
@@ -66,6 +66,6 @@ extension RulesEngine {
                 }
             }
         }
-        prefetchSink ^= sink
+        prefetched.sink ^= sink
     }
 }

@@ -1,38 +1,51 @@
 /// Record tails: rendered from a campaign once per (campaign, trigger, chosen language or locale)
 /// and cached, and the records they are rendered from.
 extension RulesEngine {
+    /// Gives each of `pending`'s firings its cached tail, caching what the cache lacks first, so
+    /// that joining only reads; returns the tails not cached (too long, or `slot` nil: past the
+    /// locale limit), by firing.
+    @inline(__always)
+    mutating func attachTails(_ event: InPlaceEvent, slot: UInt32?, ledgerLocale: UInt32) -> [Int: [UInt8]] {
+        var uncached: [Int: [UInt8]] = [:]
+        // By index: iterating `pending` while setting `pending[i].tail` would copy the array.
+        for i in pending.indices {
+            let firing = pending[i]
+            if let slot {
+                if let tail = tails.tail(rule: Int(firing.index), locale: slot, trigger: event.kind) {
+                    pending[i].tail = tail
+                } else {
+                    let (tail, line) = missingTail(index: Int(firing.index), slot: slot, ledgerLocale: ledgerLocale, event: event)
+                    if let tail { pending[i].tail = tail } else { uncached[i] = line }
+                }
+            } else {
+                uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
+            }
+        }
+        return uncached
+    }
+
     /// The tail of (campaign `index`, locale slot `slot`, the event's trigger), which the cache
     /// lacks: the same tail as another locale's that chose the same language of the campaign
-    /// (`tailShare`), else rendered. Cached (packed) unless too long, then returned as bytes.
+    /// (`tailShare`), else rendered. Cached unless too long, then returned as bytes.
     /// The ledger is told the record's language either way.
-    mutating func missingTail(index: Int, slot: UInt32, ledgerLocale: UInt32, event: InPlaceEvent) -> (packed: Int64?, line: [UInt8]) {
+    mutating func missingTail(index: Int, slot: UInt32, ledgerLocale: UInt32, event: InPlaceEvent) -> (cached: StableByteArena.Reference?, line: [UInt8]) {
         let share = tailShare(index: index, event: event)
-        if let share, let packed = sharedTails[share.key] {
+        if let share, tails.holds(share: share.key) {
             if ledger.isEnabled { noteLanguage(named: share.language, rule: index, locale: ledgerLocale, trigger: event.kind) }
-            noteTailCached()
-            tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
-            return (packed, [])
+            return (tails.reuse(share: share.key, rule: index, locale: slot, trigger: event.kind, ledgerEpoch: ledgerEpoch), [])
         }
         let (tail, record) = renderTail(index: index, event: event.tailEvent)
         if ledger.isEnabled {
             // The ledger asks for the same record's language right after: it is known now.
             noteLanguage(of: record, deviceLocale: event.localeText, rule: index, locale: ledgerLocale, trigger: event.kind)
         }
-        guard tail.count < Self.longestCachedTail else { return (nil, tail) }
-        noteTailCached()
-        let stored = tail.withUnsafeBufferPointer { tailArena.store($0) }
-        let packed = Int64(Int(bitPattern: stored.baseAddress!)) << 16 | Int64(stored.count)
-        tailIndex.set(rule: index, locale: slot, trigger: event.kind, packed)
-        if let share { sharedTails[share.key] = packed }
-        return (packed, [])
+        guard tail.count < TailCache.longest else { return (nil, tail) }
+        return (tails.store(tail, rule: index, locale: slot, trigger: event.kind, share: share?.key, ledgerEpoch: ledgerEpoch), [])
     }
 
-    /// Keeps `tailLanguagesEpoch` true as a tail is cached: every cached tail's language is in the
-    /// ledger as long as each was noted into the same ledger cache.
-    private mutating func noteTailCached() {
-        let epoch = ledger.isEnabled ? ledger.languageEpoch : 0
-        if tailLanguagesEpoch == nil { tailLanguagesEpoch = epoch } else if tailLanguagesEpoch != epoch { tailLanguagesEpoch = 0 }
-    }
+    /// The ledger's language epoch as the tail cache notes it (0: the ledger is off), read after
+    /// the record's language is noted (noting may start a new epoch).
+    private var ledgerEpoch: UInt64 { ledger.isEnabled ? ledger.languageEpoch : 0 }
 
     /// What a tail of campaign `index` for this event is the same for other device locales by,
     /// and the record's language: a silent record's tail has no localized part (one per
@@ -58,14 +71,13 @@ extension RulesEngine {
     mutating func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
         let record = record(for: campaigns.campaigns[index], event: event, fireDate: event.time)
         // A campaign's payload is the same in each of its tails (triggers, languages): written once.
-        if payloadJSON.isEmpty { payloadJSON = Array(repeating: nil, count: campaigns.campaigns.count) }
-        if payloadJSON[index] == nil {
+        let payloadJSON = tails.payload(campaign: index) {
             var payload = JSONWriter(capacity: 256)
             payload.value(record.payload)
-            payloadJSON[index] = payload.bytes
+            return payload.bytes
         }
         var w = JSONWriter(capacity: 1024)
-        record.appendTail(to: &w, payloadJSON: payloadJSON[index])
+        record.appendTail(to: &w, payloadJSON: payloadJSON)
         w.bytes.append(0x0A)
         return (w.bytes, record)
     }

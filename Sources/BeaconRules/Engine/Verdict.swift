@@ -49,6 +49,11 @@ public enum Verdict: Sendable, Equatable {
 extension Campaign {
     /// Applies the matching rules of SPEC section 2 in order: beacon, trigger, timeframes,
     /// once-only, suppression interval, deliverAt. `lastFiring` is this device's state.
+    ///
+    /// The reference reading of the rules (`explain` answers with it). The hot path decides the
+    /// same rules compiled (`CandidateIndex`, `CandidateRow.fireDate`, `RulesEngine.match`);
+    /// `WorkloadEquivalenceTests.fastPathGivesExactlyTheReferenceRecords` keeps the two equal.
+    /// Change a rule in both.
     @inlinable
     public func verdict(kind: EventKind, beacon: BeaconID, time: Timestamp, lastFiring: Timestamp?) -> Verdict {
         if !isInstant {

@@ -145,10 +145,22 @@ extension RulesEngine {
         return language
     }
 
+    /// `noteDeliveries` on the hot path: the record id's `:DEVICE:EVENT` taken from the event's
+    /// rendered head when it is there unescaped (`RecordJoiner.unescapedIDClosing`).
+    @inline(__always)
+    mutating func noteDeliveries(_ event: InPlaceEvent, locale: UInt32, head: (bytes: [UInt8], range: Range<Int>)?) {
+        let cachedTailsNoted = tails.languagesEpoch != 0 && tails.languagesEpoch == ledger.languageEpoch
+        if let head {
+            head.bytes.withUnsafeBufferPointer { noteDeliveries(event, locale: locale, idSuffix: UnsafeBufferPointer(rebasing: $0[head.range]), cachedTailsNoted: cachedTailsNoted) }
+        } else {
+            noteDeliveries(event, locale: locale, cachedTailsNoted: cachedTailsNoted)
+        }
+    }
+
     /// `idSuffix`: `:DEVICE:EVENT` as bytes when the caller has them (the hot path), else the
     /// key is hashed from the event's strings.
     /// `cachedTailsNoted`: the language of each firing with a cached tail is known to be in the
-    /// ledger already (`RulesEngine.tailLanguagesEpoch`).
+    /// ledger already (`TailCache.languagesEpoch`).
     mutating func noteDeliveries(_ event: InPlaceEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil, cachedTailsNoted: Bool = false) {
         var notified = false
         for firing in pending where !firing.isSilent { notified = true; break }
@@ -169,7 +181,7 @@ extension RulesEngine {
                 h.add(campaign.eid.utf8)
                 ledger.ruleHashes[index] = h.value
             }
-            if !(cachedTailsNoted && firing.tail >= 0) && ledger.language(rule: index, locale: locale, trigger: event.kind) == nil {
+            if !(cachedTailsNoted && firing.tail != nil) && ledger.language(rule: index, locale: locale, trigger: event.kind) == nil {
                 noteLanguage(of: record(for: campaigns.campaigns[index], event: event.event, fireDate: event.time), deviceLocale: event.localeText, rule: index, locale: locale, trigger: event.kind)
             }
             var h = FNV1a(value: ledger.ruleHashes[index])
