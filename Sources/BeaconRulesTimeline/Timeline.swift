@@ -30,8 +30,25 @@ public struct Timeline: Sendable {
         public var kind: Kind
     }
 
+    /// One subject under exclusive zones (SPEC section 7): the room it was in over time.
+    public struct SubjectRow: Sendable {
+        public var subject: String
+        public var stays: [RoomStay] = []
+    }
+
+    /// A subject in a room from its enter to its last presence there (`Int64.max`: open at the end).
+    public struct RoomStay: Sendable {
+        public var room: String
+        public var start: Int64
+        public var end: Int64
+    }
+
     public var title: String
     public private(set) var rows: [Row] = []
+    /// With exclusive zones: one row per subject, drawn above the per-pair rows.
+    public private(set) var subjects: [SubjectRow] = []
+    /// What the subjects' rows stand for, for their labels.
+    public private(set) var subjectKind: PresenceSubject = .beacon
     private var rowIndex: [PresenceKey: Int] = [:]
 
     public init(title: String) { self.title = title }
@@ -50,19 +67,24 @@ public struct Timeline: Sendable {
 
     /// Adds the presence engine's log: enters open stays, exits close them.
     public mutating func addPresence(_ outputs: [PresenceOutput]) {
-        var open: [PresenceKey: Int64] = [:]
-        for output in outputs {
-            switch output {
-            case .enter(let e):
-                open[PresenceKey(device: e.device, beacon: e.beacon)] = e.time.milliseconds
-            case .exit(let e, let departedAt):
-                let key = PresenceKey(device: e.device, beacon: e.beacon)
-                let start = open.removeValue(forKey: key) ?? departedAt.milliseconds
-                rows[row(key)].stays.append(Stay(start: start, end: departedAt.milliseconds, confirmedAt: e.time.milliseconds))
-            case .dwell: break
-            }
+        for stay in PairStay.stays(in: outputs) {
+            rows[row(stay.key)].stays.append(Stay(start: stay.enter, end: stay.departedAt, confirmedAt: stay.exit))
         }
-        for (key, start) in open { rows[row(key)].stays.append(Stay(start: start, end: Int64.max, confirmedAt: Int64.max)) }
+    }
+
+    /// Adds the rooms of each subject under exclusive zones, from the presence engine's log.
+    public mutating func addRooms(_ outputs: [PresenceOutput], subject: PresenceSubject) {
+        subjectKind = subject
+        var index: [String: Int] = [:]
+        for stay in PresenceScore.stays(from: outputs, subject: subject).sorted(by: { $0.enter < $1.enter }) {
+            let i = index[stay.subject] ?? subjects.count
+            if i == subjects.count {
+                index[stay.subject] = i
+                subjects.append(SubjectRow(subject: stay.subject))
+            }
+            subjects[i].stays.append(RoomStay(room: stay.room, start: stay.enter, end: stay.departedAt))
+        }
+        subjects.sort { $0.subject < $1.subject }
     }
 
     /// Adds a record or withdrawal line as written by `replay` (`kind`, `campaign`, `device`, `beacon`, `fireDate`, `trigger`).

@@ -6,7 +6,10 @@ extension Timeline {
     /// confirmed), grey ticks for raw sightings, and coloured markers per campaign at each record's
     /// fireDate (a hollow red cross for a withdrawn record).
     public func svg() -> String {
-        let times = rows.flatMap { r in r.stays.flatMap { [$0.start, $0.confirmedAt] }.filter { $0 != Int64.max } + r.sightings + r.marks.map(\.time) }
+        var times: [Int64] = rows.flatMap { r in r.stays.flatMap { [$0.start, $0.confirmedAt] }.filter { $0 != Int64.max } + r.sightings + r.marks.map(\.time) }
+        for subject in subjects {
+            for stay in subject.stays { times += [stay.start, stay.end].filter { $0 != Int64.max } }
+        }
         guard var t0 = times.min(), var t1 = times.max() else {
             return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"400\" height=\"60\"><text x=\"10\" y=\"30\" font-family=\"sans-serif\">nothing to show</text></svg>\n"
         }
@@ -16,13 +19,18 @@ extension Timeline {
         t1 += pad
         let labelWidth = 300.0, plotWidth = 1100.0, rowHeight = 30.0, top = 84.0
         let campaigns = Array(Set(rows.flatMap { $0.marks.filter { $0.kind != .withdrawn }.map(\.campaign) })).sorted()
-        let legendHeight = 30.0 + 18.0 * Double((campaigns.count + 3) / 4)
+        let rooms = Array(Set(subjects.flatMap { $0.stays.map(\.room) })).sorted()
+        let legendLines = (campaigns.count + 3) / 4 + (rooms.count + 5) / 6
+        let legendHeight = 30.0 + 18.0 * Double(legendLines)
         let width = labelWidth + plotWidth + 30
-        let height = top + rowHeight * Double(rows.count) + 40 + legendHeight
+        let height = top + rowHeight * Double(subjects.count + rows.count) + 40 + legendHeight
         func x(_ t: Int64) -> Double { labelWidth + plotWidth * Double(t - t0) / Double(t1 - t0) }
         func f(_ v: Double) -> String { String(Double(Int((v * 10).rounded())) / 10) }
         let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
         func color(_ campaign: String) -> String { palette[(campaigns.firstIndex(of: campaign) ?? 0) % palette.count] }
+
+        let roomPalette = ["#80b1d3", "#fdb462", "#b3de69", "#fb8072", "#bebada", "#8dd3c7", "#fccde5", "#ffed6f", "#bc80bd", "#d9d9d9"]
+        func roomColor(_ room: String) -> String { roomPalette[(rooms.firstIndex(of: room) ?? 0) % roomPalette.count] }
 
         let uuids = Array(Set(rows.map { $0.beacon.uuid.description.replacingDashes() })).sorted()
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"12\">\n"
@@ -33,7 +41,7 @@ extension Timeline {
         let steps: [Int64] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400].map { $0 * 1000 }
         let step = steps.first { span / $0 <= 12 } ?? 86_400_000
         var tick = (t0 / step + 1) * step
-        let bottom = top + rowHeight * Double(rows.count)
+        let bottom = top + rowHeight * Double(subjects.count + rows.count)
         while tick < t1 {
             out += "<line x1=\"\(f(x(tick)))\" y1=\"\(f(top - 8))\" x2=\"\(f(x(tick)))\" y2=\"\(f(bottom))\" stroke=\"#e4e4e4\"/>\n"
             out += "<text x=\"\(f(x(tick)))\" y=\"\(f(top - 12))\" text-anchor=\"middle\" fill=\"#555\">\(clock(tick))</text>\n"
@@ -42,8 +50,28 @@ extension Timeline {
         out += "<text x=\"\(f(labelWidth))\" y=\"\(f(top - 28))\" fill=\"#555\">UTC, \(day(t0))</text>\n"
         let uuidNote = uuids.count == 1 ? "beacons major.minor of UUID \(uuids[0])" : "beacons: UUID (its distinct part) major.minor"
         out += "<text x=\"10\" y=\"40\" fill=\"#555\">\(escape(uuidNote))</text>\n"
-        for (i, row) in rows.enumerated() {
+        // Exclusive zones: one row per subject, its room over time, coloured per room.
+        for (i, subject) in subjects.enumerated() {
             let y = top + rowHeight * Double(i)
+            let mid = y + rowHeight / 2
+            out += "<rect x=\"0\" y=\"\(f(y))\" width=\"\(Int(width))\" height=\"\(f(rowHeight))\" fill=\"#eef3f8\"/>\n"
+            out += "<text x=\"10\" y=\"\(f(mid + 4))\" font-weight=\"bold\">\(escape(name(subject.subject, among: uuids, kind: subjectKind)))  room</text>\n"
+            for stay in subject.stays {
+                let end = stay.end == Int64.max ? t1 : stay.end
+                let w = Swift.max(1.5, x(end) - x(stay.start))
+                let room = name(stay.room, among: uuids, kind: subjectKind == .beacon ? .device : .beacon)
+                out += "<rect x=\"\(f(x(stay.start)))\" y=\"\(f(mid - 9))\" width=\"\(f(w))\" height=\"18\" fill=\"\(roomColor(stay.room))\" stroke=\"white\"><title>\(escape(room)) \(clock(stay.start))-\(stay.end == Int64.max ? "end" : clock(stay.end))</title></rect>\n"
+                if w > Double(room.count) * 7 + 6 {
+                    out += "<text x=\"\(f(x(stay.start) + 3))\" y=\"\(f(mid + 4))\" font-size=\"11\">\(escape(room))</text>\n"
+                }
+            }
+        }
+        if !subjects.isEmpty {
+            let y = top + rowHeight * Double(subjects.count)
+            out += "<line x1=\"0\" y1=\"\(f(y))\" x2=\"\(Int(width))\" y2=\"\(f(y))\" stroke=\"#999\"/>\n"
+        }
+        for (i, row) in rows.enumerated() {
+            let y = top + rowHeight * Double(subjects.count + i)
             let mid = y + rowHeight / 2
             if i % 2 == 1 { out += "<rect x=\"0\" y=\"\(f(y))\" width=\"\(Int(width))\" height=\"\(f(rowHeight))\" fill=\"#f7f7f7\"/>\n" }
             let label = "\(row.device)  \(beaconLabel(row.beacon, among: uuids))"
@@ -84,8 +112,20 @@ extension Timeline {
             let lx = 10 + Double(i % 4) * 330
             out += "<rect x=\"\(f(lx))\" y=\"\(f(ly - 9))\" width=\"10\" height=\"10\" fill=\"\(color(campaign))\"/><text x=\"\(f(lx + 15))\" y=\"\(f(ly))\">\(escape(campaign))</text>\n"
         }
+        for (i, room) in rooms.enumerated() {
+            if i % 6 == 0 { ly += 18 }
+            let lx = 10 + Double(i % 6) * 220
+            let label = (i == 0 ? "room " : "") + name(room, among: uuids, kind: subjectKind == .beacon ? .device : .beacon)
+            out += "<rect x=\"\(f(lx))\" y=\"\(f(ly - 9))\" width=\"10\" height=\"10\" fill=\"\(roomColor(room))\"/><text x=\"\(f(lx + 15))\" y=\"\(f(ly))\">\(escape(label))</text>\n"
+        }
         out += "</svg>\n"
         return out
+    }
+
+    /// A subject's or room's name as the rows label it: a beacon as `major.minor`, a device by its id.
+    private func name(_ text: String, among uuids: [String], kind: PresenceSubject) -> String {
+        guard kind == .beacon, let beacon = BeaconID(pid: text) else { return text }
+        return beaconLabel(beacon, among: uuids)
     }
 
     /// `major.minor`, preceded by the part of the UUID that differs between the rows' UUIDs when

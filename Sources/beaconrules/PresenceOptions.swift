@@ -10,7 +10,12 @@ enum InputFormat: String, ExpressibleByArgument, CaseIterable {
     case starksm64
 }
 
-/// The presence layer's options, shared by `replay` and `timeline`.
+/// `--exclusive-zones`: who is in one room at a time, or `off` (every pair on its own).
+enum ExclusiveZonesChoice: String, ExpressibleByArgument, CaseIterable {
+    case beacon, device, off
+}
+
+/// The presence layer's options, shared by `replay`, `timeline`, `presence-score` and `serve`.
 struct PresenceOptions: ParsableArguments {
     @Option(name: .customLong("input-format"), help: ArgumentHelp("jsonl (events, one JSON object per line) or starksm64 (recorded scans, gzip or plain; the scanner is the device).", valueName: "format"))
     var inputFormat: InputFormat = .jsonl
@@ -27,6 +32,9 @@ struct PresenceOptions: ParsableArguments {
     @Option(name: .customLong("max-lateness"), help: ArgumentHelp("Seconds an event may arrive behind the newest event time and still be used (default \(PresenceSettings().maxLatenessMilliseconds / 1000)).", valueName: "seconds"))
     var maxLateness: Double?
 
+    @Option(name: .customLong("exclusive-zones"), help: ArgumentHelp("beacon, device or off: a subject is in one room at a time, the strongest (docs/presence.md). Default: beacon with --input-format starksm64, else off (or as the settings file says).", valueName: "subject"))
+    var exclusiveZones: ExclusiveZonesChoice?
+
     /// The settings for this run, or exit 2 naming the file and what was wrong.
     func settings(campaigns: CampaignSet) throws -> PresenceSettings {
         var settings = PresenceSettings()
@@ -36,7 +44,9 @@ struct PresenceOptions: ParsableArguments {
                 throw ExitCode(2)
             }
             do {
-                settings = try PresenceSettings(json: try JSONParser.parse([UInt8](data)), file: settingsFile)
+                // Recorded scans are fixed scanners hearing carried beacons: the beacon is in one room.
+                let subject: PresenceSubject? = inputFormat == .starksm64 ? .beacon : nil
+                settings = try PresenceSettings(json: try JSONParser.parse([UInt8](data)), file: settingsFile, exclusiveZonesByDefault: subject)
             } catch let error as JSONSyntaxError {
                 StandardError.write("beaconrules: \(settingsFile):\(error.line):\(error.column): error: \(error.message)\n")
                 throw ExitCode(2)
@@ -46,6 +56,13 @@ struct PresenceOptions: ParsableArguments {
             }
         } else {
             settings.flickerControl = presence || inputFormat == .starksm64 || campaigns.hasDwell
+            if inputFormat == .starksm64 { settings.exclusiveZones = .beacon }
+        }
+        switch exclusiveZones {
+        case .beacon?: settings.exclusiveZones = .beacon
+        case .device?: settings.exclusiveZones = .device
+        case .off?: settings.exclusiveZones = nil
+        case nil: break
         }
         if presence { settings.flickerControl = true }
         if let exitTimeout {

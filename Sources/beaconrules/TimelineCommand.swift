@@ -29,42 +29,13 @@ struct TimelineCommand: ParsableCommand {
         engine.keepsLog = true
         var timeline = Timeline(title: traces.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))
         var writer = JSONWriter(capacity: 1 << 16)
-        var rejected = 0
-        func report(_ name: String, _ line: Int, _ error: any Error) {
-            rejected += 1
-            StandardError.write(ErrorLine.json(kind: "error", source: name, line: line, message: "\(error)"))
-        }
-        for source in traces {
-            let name = source == "-" ? "stdin" : source
-            let bytes: [UInt8]
-            do { bytes = try CompressedFile.read(source) } catch {
-                StandardError.write("beaconrules: \(error)\n")
-                throw ExitCode(2)
-            }
-            bytes.withUnsafeBufferPointer { buffer in
-                switch presenceOptions.inputFormat {
-                case .starksm64:
-                    RecordedScans.forEachSighting(in: buffer, source: name, { s, line in
-                        timeline.addSighting(s)
-                        do { try engine.add(.sighting(s, typeColumn: 0), into: &writer) } catch { report(name, line, error) }
-                    }, rejected: { error, line in report(name, line, error) })
-                case .jsonl:
-                    var number = 0
-                    for line in buffer.split(separator: 0x0A, omittingEmptySubsequences: false) {
-                        number += 1
-                        let slice = UnsafeBufferPointer(rebasing: line)
-                        if EventParser.isBlank(slice) { continue }
-                        do {
-                            let input = try EventParser.parsePresenceInput(line: slice, fallbackID: "\(name):\(number)")
-                            if case .sighting(let s, _) = input { timeline.addSighting(s) }
-                            try engine.add(input, into: &writer)
-                        } catch { report(name, number, error) }
-                    }
-                }
-            }
+        let rejected = try PresenceTraces(format: presenceOptions.inputFormat).forEachInput(of: traces) { input in
+            if case .sighting(let s, _) = input { timeline.addSighting(s) }
+            try engine.add(input, into: &writer)
         }
         engine.finish(into: &writer)
         timeline.addPresence(engine.log)
+        if let subject = settings.exclusiveZones { timeline.addRooms(engine.log, subject: subject) }
         for line in writer.bytes.split(separator: 0x0A) {
             if let record = try? JSONParser.parse(Array(line)) { timeline.addRecord(record) }
         }
@@ -76,7 +47,8 @@ struct TimelineCommand: ParsableCommand {
         }
         let stays = timeline.rows.reduce(0) { $0 + $1.stays.count }
         let marks = timeline.rows.reduce(0) { $0 + $1.marks.count }
-        StandardError.write("timeline: \(timeline.rows.count) rows, \(stays) stays, \(marks) records -> \(output)\n")
+        let subjects = timeline.subjects.isEmpty ? "" : "\(timeline.subjects.count) \(timeline.subjects.count == 1 ? "subject" : "subjects") in \(Set(timeline.subjects.flatMap { $0.stays.map(\.room) }).count) rooms, "
+        StandardError.write("timeline: \(subjects)\(timeline.rows.count) rows, \(stays) stays, \(marks) records -> \(output)\n")
         if rejected > 0 { throw ExitCode(1) }
     }
 }

@@ -43,6 +43,9 @@ public struct PresenceLayer: Sendable {
     public internal(set) var newestTime = Int64.min
     public internal(set) var clock = Int64.min
     var dwellLengths: [BeaconID: [Int64]] = [:]
+    /// The subjects' rooms when `settings.exclusiveZones` is set; sightings then open and end stays
+    /// only through it.
+    var zones: ExclusiveZones?
     private var changes: [PresenceTracker.Change] = []
     /// Outputs not yet taken by the caller (`take()`).
     public private(set) var outputs: [PresenceOutput] = []
@@ -64,6 +67,7 @@ public struct PresenceLayer: Sendable {
     public init(settings: PresenceSettings, campaigns: CampaignSet) {
         self.settings = settings
         self.campaigns = campaigns
+        self.zones = settings.exclusiveZones.map(ExclusiveZones.init(subject:))
     }
 
     /// Events older than this are too late to be used: things at their time are already decided.
@@ -140,6 +144,10 @@ public struct PresenceLayer: Sendable {
         case .sighting(let s, _): key = PresenceKey(device: s.device, beacon: s.beacon)
         }
         let index = slot(for: key)
+        if case .sighting(let s, _) = input, zones != nil {
+            place(s, pair: index, at: t)
+            return
+        }
         let change: PresenceTracker.Change?
         switch input {
         case .beacon(let e): change = trackers[index].given(e)
@@ -152,10 +160,37 @@ public struct PresenceLayer: Sendable {
         resolve(index, clock: t)
     }
 
+    /// A sighting under exclusive zones: its pair's gate hears it, and the subject's zone decides
+    /// which room it is in; the stay of the room it leaves ends at once.
+    private mutating func place(_ s: Sighting, pair index: Int, at t: Int64) {
+        let zone = zones!.zoneOf[index]
+        if zones!.hear(s, pair: index, settings: settings) && zones!.zones[zone].present == index {
+            trackers[index].extend(id: s.id, at: t)
+        }
+        switch zones!.decide(zone: zone, at: t, settings: settings) {
+        case .stay: break
+        case .enter(let pair): admit(pair, id: s.id, at: t)
+        case .move(let from, let to):
+            if let change = trackers[from].leave(at: t) { emit(change, key: from) }
+            admit(to, id: s.id, at: t)
+        }
+        resolve(index, clock: t)
+    }
+
+    private mutating func admit(_ pair: Int, id: String, at t: Int64) {
+        let change = trackers[pair].admit(id: id, at: t)
+        trackers[pair].scheduleDwells(dwells(for: keys[pair].beacon))
+        emit(change, key: pair)
+        resolve(pair, clock: t)
+    }
+
     private mutating func resolve(_ index: Int, clock: Int64) {
         changes.removeAll(keepingCapacity: true)
         trackers[index].resolve(clock: clock, exitTimeout: settings.exitTimeoutMilliseconds, into: &changes)
-        for change in changes { emit(change, key: index) }
+        for change in changes {
+            if case .exit = change { zones?.ended(pair: index) }
+            emit(change, key: index)
+        }
         if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds), due < scheduledAt[index] {
             scheduledAt[index] = due
             timers.push(Timer(due: due, key: index))
@@ -182,6 +217,7 @@ public struct PresenceLayer: Sendable {
         keys.append(key)
         trackers.append(PresenceTracker(settings: settings))
         scheduledAt.append(Int64.max)
+        zones?.add(key, settings: settings)
         return index
     }
 
@@ -196,6 +232,19 @@ public struct PresenceLayer: Sendable {
     public mutating func replaceCampaigns(_ campaigns: CampaignSet) {
         self.campaigns = campaigns
         dwellLengths = [:]
+    }
+
+    /// Rebuilds the zones from the trackers (after a restore): a subject is in the room whose stay
+    /// is open; the hearing gates start empty and fill within one smoothing window.
+    mutating func rebuildZones() {
+        guard let subject = settings.exclusiveZones else { return }
+        var rebuilt = ExclusiveZones(subject: subject)
+        for (index, key) in keys.enumerated() {
+            rebuilt.add(key, settings: settings)
+            let zone = rebuilt.zoneOf[index]
+            if trackers[index].isInside && rebuilt.zones[zone].present == nil { rebuilt.zones[zone].present = index }
+        }
+        zones = rebuilt
     }
 
     /// Rebuilds the timers from the trackers (after a restore).

@@ -112,6 +112,7 @@ extension PresenceEngine {
             layer.trackers.append(t)
         }
         layer.rebuildTimers()
+        layer.rebuildZones()
         self.layer = layer
         self.delayed = delayed
     }

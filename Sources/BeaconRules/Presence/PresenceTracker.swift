@@ -104,6 +104,31 @@ public struct PresenceTracker: Sendable {
         }
     }
 
+    /// Exclusive zones placed the subject here at `t`, decided by the sighting `id`.
+    mutating func admit(id: String, at t: Int64) -> Change {
+        open(at: t, id: id)
+        presentUntil = t
+        lastID = id
+        lastIsGivenExit = false
+        return .enter(id: id + "+enter", time: t)
+    }
+
+    /// Exclusive zones: a qualifying sighting of the room the subject is in keeps its stay alive.
+    mutating func extend(id: String, at t: Int64) {
+        guard isInside, presentUntil != Int64.max, t >= presentUntil else { return }
+        presentUntil = t
+        lastID = id
+        lastIsGivenExit = false
+    }
+
+    /// Exclusive zones: the subject moved to another room at `t`, so this stay ends now.
+    mutating func leave(at t: Int64) -> Change? {
+        guard isInside else { return nil }
+        isInside = false
+        pendingDwells.removeAll()
+        return .exit(id: lastIsGivenExit ? lastID : lastID + "+exit", time: t, departedAt: t)
+    }
+
     private mutating func open(at t: Int64, id: String) {
         isInside = true
         hasHistory = true

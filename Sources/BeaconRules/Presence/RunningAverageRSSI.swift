@@ -33,17 +33,28 @@ public struct RunningAverageRSSI: Sendable, Equatable {
     }
 
     /// The smoothed RSSI in dBm, nil before any reading.
-    public var value: Double? {
-        let n = count
+    public var value: Double? { mean(from: head) }
+
+    /// The smoothed RSSI as of `time` (at or after the last reading): only the readings of the
+    /// window that ends at `time` count, so a receiver that stopped hearing the beacon has no value
+    /// rather than a stale one. nil when it heard nothing in that window.
+    public func value(at time: Int64) -> Double? {
+        var first = head
+        while first < samples.count && samples[first].time < time - windowMilliseconds { first += 1 }
+        return mean(from: first)
+    }
+
+    private func mean(from first: Int) -> Double? {
+        let n = samples.count - first
         guard n > 0 else { return nil }
         if n < 3 {
             var sum = 0
-            for i in head..<samples.count { sum += samples[i].rssi }
+            for i in first..<samples.count { sum += samples[i].rssi }
             return Double(sum) / Double(n)
         }
         var values: [Int] = []
         values.reserveCapacity(n)
-        for i in head..<samples.count { values.append(samples[i].rssi) }
+        for i in first..<samples.count { values.append(samples[i].rssi) }
         values.sort()
         let trim = n / 10
         var sum = 0

@@ -167,21 +167,10 @@ struct PresenceSnapshotTests {
             PresenceRun.given("enter", "2016-05-10T16:00:55Z", id: "c"),
             PresenceRun.given("exit", "2016-05-10T16:01:30Z", id: "d"),
         ]
+        var settings = PresenceSettings()
+        settings.maxLatenessMilliseconds = 60_000
         func run(splitAt split: Int?) throws -> String {
-            var settings = PresenceSettings()
-            settings.maxLatenessMilliseconds = 60_000
-            var engine = PresenceEngine(engine: try Harness.engine(campaigns), settings: settings)
-            var writer = JSONWriter()
-            for (i, line) in lines.enumerated() {
-                if i == split {
-                    var fresh = PresenceEngine(engine: engine.engine, settings: settings)
-                    try fresh.restore(engine.snapshot())
-                    engine = fresh
-                }
-                _ = try Array(line.utf8).withUnsafeBufferPointer { try engine.replay(line: $0, fallbackID: "t:\(i)", into: &writer) }
-            }
-            engine.finish(into: &writer)
-            return String(decoding: writer.bytes, as: UTF8.self)
+            try PresenceRun.replayRestarting(campaigns: campaigns, settings: settings, lines: lines, splitAt: split)
         }
         let whole = try run(splitAt: nil)
         #expect(whole.contains("\"kind\":\"withdrawn\"") && whole.contains("+dwell60"))

@@ -59,8 +59,12 @@ struct PresenceCommandTests {
         let result = try CommandRunner.run(["timeline", "--input-format", "starksm64", trace,
                                             "--campaigns", Paths.fixture("presence/starksm64-campaigns.json"), "-o", svg])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("timeline: 4 rows,"))
+        #expect(result.stderr.hasPrefix("timeline: 1 subject in 4 rooms, 4 rows,"), "\(result.stderr)")
         let picture = Paths.read(svg)
+        // The subject's row (exclusive zones, the default of recorded scans): the carried beacon
+        // walks 201 -> 202 -> 203 -> 204 and back, one room at a time.
+        let rooms = picture.split(separator: "<title>").dropFirst().map { $0.prefix(8) }.filter { $0.hasPrefix("Room") }
+        #expect(rooms == ["Room201 ", "Room202 ", "Room203 ", "Room204 ", "Room201 "])
         #expect(picture.hasPrefix("<svg"))
         for room in ["Room201", "Room202", "Room203", "Room204"] { #expect(picture.contains(room)) }
         #expect(picture.contains("room-presence enter at"))

@@ -45,3 +45,22 @@ struct PresenceRun {
         return #"{"type":"sighting","device":"\#(device)","beacon":"\#(pid)","rssi":\#(rssi),"time":\#(ms)}"#
     }
 }
+
+extension PresenceRun {
+    /// Replays `lines` through a `PresenceEngine`, restarting it from its snapshot before line
+    /// `split` (nil: no restart) as a server would; the records as text.
+    static func replayRestarting(campaigns: String, settings: PresenceSettings, lines: [String], splitAt split: Int?) throws -> String {
+        var engine = PresenceEngine(engine: try Harness.engine(campaigns), settings: settings)
+        var writer = JSONWriter()
+        for (i, line) in lines.enumerated() {
+            if i == split {
+                var fresh = PresenceEngine(engine: engine.engine, settings: settings)
+                try fresh.restore(engine.snapshot())
+                engine = fresh
+            }
+            _ = try Array(line.utf8).withUnsafeBufferPointer { try engine.replay(line: $0, fallbackID: "t:\(i)", into: &writer) }
+        }
+        engine.finish(into: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
