@@ -132,3 +132,32 @@ struct RulesServiceTests {
         await #expect(throws: LineRejected.self) { try await rules.process(EventParser.parse(line: traceLines[1], fallbackID: "y")) }
     }
 }
+
+@Suite("RulesService: events and responses as Codable")
+struct EventCodableTests {
+    @Test func anEventRoundTripsThroughJSONEncoderAndDecoder() throws {
+        let line = #"{"id":"ev-01","device":"anna","type":"enter","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","time":"2026-06-05T10:00:00+02:00","locale":"de-DE"}"#
+        let event = try EventParser.parse(line: line, fallbackID: "x")
+        #expect(event.json == #"{"id":"ev-01","device":"anna","type":"enter","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","time":"2026-06-05T08:00:00Z","locale":"de-DE"}"#)
+        let decoded = try JSONDecoder().decode(BeaconEvent.self, from: JSONEncoder().encode(event))
+        #expect(decoded == event)
+        #expect(try JSONDecoder().decode(BeaconEvent.self, from: Data(line.utf8)) == event)
+    }
+
+    @Test func aBadEventIsRefusedWithTheParsersMessage() throws {
+        let bad = #"{"id":"e","device":"anna","type":"enter","time":"2026-06-05T10:00:00Z"}"#
+        #expect {
+            try JSONDecoder().decode(BeaconEvent.self, from: Data(bad.utf8))
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.debugDescription.hasPrefix("missing field `beacon`")
+        }
+    }
+
+    @Test func aResponseRoundTrips() throws {
+        let line = #"{"id":"r-02","type":"response","device":"anna","notification":"museum-welcome:anna:ev-01","action":"click","actionId":"ok","time":"2026-06-05T08:00:30Z"}"#
+        let response = try JSONDecoder().decode(ResponseEvent.self, from: Data(line.utf8))
+        #expect(response.json == line)
+        #expect(try JSONDecoder().decode(ResponseEvent.self, from: JSONEncoder().encode(response)) == response)
+    }
+}
