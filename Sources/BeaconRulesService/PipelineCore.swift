@@ -37,7 +37,9 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
             }
             pipeline.applyBatch()
             try pipeline.settle()
+            let start = ContinuousClock.now
             try pipeline.log.commit()
+            pipeline.output.commitDuration = ContinuousClock.now - start
         } catch {
             pipeline.log.rollback()
             pipeline.rolledBack()

@@ -1,6 +1,7 @@
 public import BeaconRules
 import BeaconRulesServer
 import BeaconRulesStore
+public import CoreMetrics
 public import Logging
 public import ServiceLifecycle
 
@@ -20,22 +21,30 @@ public import ServiceLifecycle
 public actor RulesService: Service {
     private let core: any ServiceCore
     private let logger: Logger
+    private let metrics: ServiceMetrics
     /// What is loaded now, with its warnings.
     public private(set) var catalog: RulesCatalog
     private var closed = false
 
     /// Loads the campaigns and locales (throwing `CampaignLoadError` with every error, as the
     /// CLI prints them) and opens the state. Warnings are logged. `presence`: nil takes
-    /// `defaultPresence(for:)`.
+    /// `defaultPresence(for:)`. Metrics (`serve`'s names: `beaconrules_events_total`,
+    /// `beaconrules_records_total`, `beaconrules_lines_rejected_total`,
+    /// `beaconrules_commit_seconds`, `beaconrules_reloads_total`) go to `metrics`, by default the
+    /// factory the application bootstrapped.
     public init(
         campaigns: [CampaignSource], locales: LocaleSource, state: StateStorage = .inMemory,
-        presence: PresenceSettings? = nil, logger: Logger = Logger(label: "beaconrules")
+        presence: PresenceSettings? = nil, logger: Logger = Logger(label: "beaconrules"),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) throws {
-        try self.init(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state, presence: presence, logger: logger)
+        try self.init(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state, presence: presence, logger: logger, metrics: metrics)
     }
 
     /// A service over a catalog already loaded.
-    public init(catalog: RulesCatalog, state: StateStorage = .inMemory, presence: PresenceSettings? = nil, logger: Logger = Logger(label: "beaconrules")) throws {
+    public init(
+        catalog: RulesCatalog, state: StateStorage = .inMemory, presence: PresenceSettings? = nil,
+        logger: Logger = Logger(label: "beaconrules"), metrics: any MetricsFactory = MetricsSystem.factory
+    ) throws {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         let settings = presence ?? Self.defaultPresence(for: catalog.campaigns)
         switch state {
@@ -47,6 +56,7 @@ public actor RulesService: Service {
         }
         self.catalog = catalog
         self.logger = logger
+        self.metrics = ServiceMetrics(factory: metrics)
         logger.info("campaigns loaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
     }
 
@@ -99,6 +109,7 @@ public actor RulesService: Service {
             case .failure(let error): rejected[index] = error.description
             }
         }
+        if !rejected.isEmpty { metrics.invalidLines.increment(by: rejected.count) }
         let outcomes = try apply(inputs)
         var results: [LineOutcome] = []
         var next = 0
@@ -154,6 +165,7 @@ public actor RulesService: Service {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         core.reload(catalog)
         self.catalog = catalog
+        metrics.reloads.increment()
         logger.info("campaigns reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
     }
 
@@ -175,13 +187,44 @@ public actor RulesService: Service {
 
     private func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> [ServiceOutput.Outcome] {
         guard !closed else { throw LineRejected(message: "the service is closed") }
-        let output = try core.apply(lines)
+        let output: ServiceOutput
+        do { output = try core.apply(lines) } catch {
+            metrics.stateNotSaved.increment(by: lines.count)
+            logger.error("state not saved; \(lines.count) lines refused", metadata: ["error": "\(error)"])
+            throw error
+        }
         for click in output.unhandled {
             logger.warning("click with no handler; counted as unhandled", metadata: [
                 "record": "\(click.notification)", "actionId": "\(click.actionId)", "type": "\(click.kind)"])
         }
+        record(output, for: lines)
         return output.outcomes
     }
+
+    /// The call's counts, once per call.
+    private func record(_ output: ServiceOutput, for lines: [(input: InputLine, identified: Bool)]) {
+        var events = 0, notifications = 0, silent = 0, responses = 0, presence = 0
+        for (line, outcome) in zip(lines, output.outcomes) {
+            if case .beacon = line.input { events += 1 }
+            switch outcome {
+            case .accepted(_, let bytes):
+                // Each record starts with its kind: {"kind":"silent",... or {"kind":"notification",...
+                for record in bytes.split(separator: 0x0A) {
+                    if record.starts(with: Self.silentPrefix) { silent += 1 } else { notifications += 1 }
+                }
+            case .rejected:
+                if case .response = line.input { responses += 1 } else { presence += 1 }
+            }
+        }
+        if events > 0 { metrics.events.increment(by: events) }
+        if notifications > 0 { metrics.notifications.increment(by: notifications) }
+        if silent > 0 { metrics.silent.increment(by: silent) }
+        if responses > 0 { metrics.rejectedResponses.increment(by: responses) }
+        if presence > 0 { metrics.rejectedPresence.increment(by: presence) }
+        metrics.commit.recordNanoseconds(output.commitDuration.components.seconds * 1_000_000_000 + output.commitDuration.components.attoseconds / 1_000_000_000)
+    }
+
+    private static let silentPrefix = Array(#"{"kind":"silent""#.utf8)
 
     private func records(of outcomes: [ServiceOutput.Outcome]) -> [Result<[Record], LineRejected>] {
         outcomes.map {

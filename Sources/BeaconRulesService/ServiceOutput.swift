@@ -14,6 +14,8 @@ struct ServiceOutput: LineOutput {
     var outcomes: [Outcome] = []
     /// Clicks on action types with no handler, since last taken (logged by the service).
     var unhandled: [UnhandledClick] = []
+    /// How long the last call's commit took.
+    var commitDuration = Duration.zero
 
     mutating func accepted(event id: @autoclosure () -> String) {
         outcomes.append(.accepted(event: id(), records: records.bytes))

@@ -1,6 +1,7 @@
 import BeaconRulesService
 import Foundation
 import Logging
+import MetricsTestKit
 import ServiceLifecycle
 import Testing
 
@@ -159,5 +160,27 @@ struct EventCodableTests {
         let response = try JSONDecoder().decode(ResponseEvent.self, from: Data(line.utf8))
         #expect(response.json == line)
         #expect(try JSONDecoder().decode(ResponseEvent.self, from: JSONEncoder().encode(response)) == response)
+    }
+}
+
+@Suite("RulesService: metrics under serve's names")
+struct ServiceMetricsTests {
+    @Test func eventsRecordsRejectionsAndReloadsAreCounted() async throws {
+        let metrics = TestMetrics()
+        let rules = try RulesService(campaigns: [.path(Paths.campaigns)], locales: .folder(Paths.locales), metrics: metrics)
+        let trace = Paths.read(Paths.fixture("museum-day.jsonl")).split(separator: "\n").map(String.init)
+        let golden = Paths.read(Paths.fixture("museum-day.records.jsonl"))
+        _ = try await rules.process(lines: trace + ["not json"], source: "trace")
+        let response = ResponseEvent(id: "r", device: "anna", notification: "nope:anna:x", action: .present, time: Timestamp(milliseconds: 0))
+        _ = try? await rules.respond(response)
+        try await rules.reload(campaigns: [.path(Paths.campaigns)], locales: .folder(Paths.locales))
+        #expect(try metrics.expectCounter("beaconrules_events_total").totalValue == 21)
+        let silent = golden.split(separator: "\n").filter { $0.hasPrefix(#"{"kind":"silent""#) }.count
+        #expect(try metrics.expectCounter("beaconrules_records_total", [("kind", "silent")]).totalValue == Int64(silent))
+        #expect(try metrics.expectCounter("beaconrules_records_total", [("kind", "notification")]).totalValue == Int64(39 - silent))
+        #expect(try metrics.expectCounter("beaconrules_lines_rejected_total", [("reason", "invalid_line")]).totalValue == 1)
+        #expect(try metrics.expectCounter("beaconrules_lines_rejected_total", [("reason", "response")]).totalValue == 1)
+        #expect(try metrics.expectCounter("beaconrules_reloads_total", [("result", "ok")]).totalValue == 1)
+        #expect(try metrics.expectTimer("beaconrules_commit_seconds").values.count == 2)
     }
 }
