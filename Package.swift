@@ -11,6 +11,7 @@ let package = Package(
     name: "BeaconRules",
     products: [
         .library(name: "BeaconRules", targets: ["BeaconRules"]),
+        .library(name: "BeaconRulesService", targets: ["BeaconRulesService"]),
         .executable(name: "beaconrules", targets: ["beaconrules"]),
         .executable(name: "beaconrules-bench", targets: ["beaconrules-bench"]),
         .executable(name: "beaconrules-load", targets: ["beaconrules-load"]),
@@ -20,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
@@ -57,18 +61,49 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // BeaconRules for a backend: one actor around the line pipeline, campaigns from files or
+        // memory, state in memory or in the same SQLite file as `serve`, a lifecycle `Service`.
+        .target(
+            name: "BeaconRulesService",
+            dependencies: [
+                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // `beaconrules http`: the HTTP front on `RulesService`, a Hummingbird 2 application.
+        .target(
+            name: "BeaconRulesHTTP",
+            dependencies: [
+                "BeaconRulesService", "BeaconRulesServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The command line: a thin shell around the library.
         .executableTarget(
             name: "beaconrules",
             dependencies: [
                 "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BeaconRulesServer",
-                "BeaconRulesTimeline", "CZlib",
+                "BeaconRulesTimeline", "CZlib", "BeaconRulesService", "BeaconRulesHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: strict
+        ),
+        // The README's ten lines: the museum trace through `RulesService` with SQLite state, through
+        // public imports only (a test runs it and compares with the golden records).
+        .executableTarget(
+            name: "museum-embedding",
+            dependencies: ["BeaconRulesService"],
+            path: "Examples/MuseumEmbedding",
             swiftSettings: strict
         ),
         // The seeded benchmark workload, shared by the benchmark and the tests.
@@ -97,9 +132,14 @@ let package = Package(
             name: "BeaconRulesTests",
             dependencies: [
                 "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline",
-                "BeaconRulesServer", "beaconrules", "beaconrules-bench", "beaconrules-load",
+                "BeaconRulesServer", "BeaconRulesService", "BeaconRulesHTTP", "beaconrules", "beaconrules-bench", "beaconrules-load", "museum-embedding",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),

@@ -1,4 +1,4 @@
-import BeaconRules
+package import BeaconRules
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,9 +6,9 @@ import Darwin
 #endif
 
 /// The reply lines of SPEC section 5, written straight into bytes.
-enum Reply {
+package enum Reply {
     /// `{"ok":true,"event":ID,"records":[...]}` from the records as stored: JSON lines, each ending in `\n`.
-    static func accepted(event id: String, records: [UInt8], into w: inout JSONWriter) {
+    package static func accepted(event id: String, records: [UInt8], into w: inout JSONWriter) {
         opening(event: id, into: &w)
         array(of: records, into: &w)
         w.raw("}\n")
@@ -32,7 +32,7 @@ enum Reply {
     }
 
     /// JSON lines (each ending in `\n`) as a JSON array.
-    static func array(of records: [UInt8], into w: inout JSONWriter) {
+    package static func array(of records: [UInt8], into w: inout JSONWriter) {
         w.bytes.append(0x5B)  // [
         let start = w.bytes.count
         w.bytes.append(contentsOf: records)
@@ -79,7 +79,7 @@ enum Reply {
     }
 
     /// `{"ok":false,"line":N,"error":MESSAGE}`.
-    static func rejected(line: Int, message: String, into w: inout JSONWriter) {
+    package static func rejected(line: Int, message: String, into w: inout JSONWriter) {
         w.raw("{\"ok\":false,\"line\":")
         w.integer(Int64(line))
         w.raw(",\"error\":")

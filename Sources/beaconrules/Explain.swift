@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesService
 import BeaconRulesStore
 import Foundation
 
@@ -68,48 +69,10 @@ struct Explain: ParsableCommand {
 
     func report<Store: SuppressionStore>(_ engine: RulesEngine<Store>, _ event: BeaconEvent) {
         var out = ""
-        for (campaign, verdict) in engine.explain(event) {
-            var language: String?
-            if case .fires(let fireDate) = verdict {
-                language = engine.record(for: campaign, event: event, fireDate: fireDate).language
-            }
-            out += json ? jsonLine(campaign, verdict, language: language) : textLine(campaign, verdict, language: language)
+        for explanation in Explanation.all(engine, event) {
+            out += json ? explanation.json : explanation.text
             out += "\n"
         }
         print(out, terminator: "")
-    }
-
-    func textLine(_ campaign: Campaign, _ verdict: Verdict, language: String?) -> String {
-        if case .fires(let fireDate) = verdict {
-            let languageText = campaign.actionType == .silent ? "silent" : "language \(language ?? "none")"
-            return "\(campaign.eid): fired (fireDate \(fireDate), \(languageText))"
-        }
-        return "\(campaign.eid): \(verdict.explanation)"
-    }
-
-    func jsonLine(_ campaign: Campaign, _ verdict: Verdict, language: String?) -> String {
-        var w = JSONWriter(capacity: 256)
-        w.raw("{\"campaign\":"); w.string(campaign.eid)
-        w.raw(",\"file\":"); w.string(campaign.origin.file)
-        w.raw(",\"line\":"); w.integer(Int64(campaign.origin.line))
-        w.raw(",\"verdict\":"); w.string(verdict.code)
-        switch verdict {
-        case .fires(let fireDate):
-            w.raw(",\"fireDate\":"); w.string(fireDate.description)
-            w.raw(",\"language\":"); w.optionalString(language)
-        case .outsideTimeframes(let next):
-            w.raw(",\"nextOpens\":"); w.optionalString(next?.description)
-        case .suppressed(let until):
-            w.raw(",\"until\":"); w.string(until.description)
-        case .deliverAtPassed(let at):
-            w.raw(",\"deliverAt\":"); w.string(at.description)
-        case .triggerMismatch(let trigger):
-            w.raw(",\"trigger\":"); w.string(trigger.name)
-        case .beaconDoesNotMatch, .alreadySentOnce, .sharedEidFiredFirst, .waitsForDwell:
-            break
-        }
-        w.raw(",\"message\":"); w.string(textLine(campaign, verdict, language: language).dropFirst(campaign.eid.count + 2).description)
-        w.raw("}")
-        return String(decoding: w.bytes, as: UTF8.self)
     }
 }

@@ -53,8 +53,10 @@ struct DocumentedCommandTests {
                     stopServer()
                     continue
                 }
-                text = text.replacingOccurrences(of: "7700", with: String(running.process.port))
-                shown = shown?.map { $0.replacingOccurrences(of: "7700", with: String(running.process.port)) }
+                for documented in ["7700", "7780"] {
+                    text = text.replacingOccurrences(of: documented, with: String(running.process.port))
+                    shown = shown?.map { $0.replacingOccurrences(of: documented, with: String(running.process.port)) }
+                }
             }
             if Self.isServer(text) {
                 let background = text.hasSuffix(" &")
@@ -64,7 +66,8 @@ struct DocumentedCommandTests {
                     continue
                 }
                 if let shown {
-                    let actual = [started.listeningLine.replacingOccurrences(of: ":\(started.port)", with: ":7700")]
+                    let defaultPort = text.hasPrefix("beaconrules http") ? ":7780" : ":7700"
+                    let actual = [started.listeningLine.replacingOccurrences(of: ":\(started.port)", with: defaultPort)]
                     #expect(DocumentedCommand.matches(shown: shown, actual: actual), "\(command): printed \(actual)")
                 }
                 if background && command.kind == .console {

@@ -12,7 +12,7 @@ struct CommandResult {
 enum CommandRunner {
     /// `stdin` comes from a file, which the binary maps like any regular file; with `throughPipe`
     /// it is written into a pipe instead, which the binary reads in chunks.
-    static func run(_ arguments: [String], stdin: String? = nil, throughPipe: Bool = false, directory: String = Paths.root.path) throws -> CommandResult {
+    static func run(_ arguments: [String], stdin: String? = nil, throughPipe: Bool = false, directory: String = Paths.root.path, executable: String = Paths.binary) throws -> CommandResult {
         let scratch = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let outPath = scratch + "/stdout", errPath = scratch + "/stderr", inPath = scratch + "/stdin"
@@ -20,7 +20,7 @@ enum CommandRunner {
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         if !throughPipe { _ = FileManager.default.createFile(atPath: inPath, contents: Data((stdin ?? "").utf8)) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))

@@ -24,11 +24,14 @@ enum Paths {
     static var locales: String { repo("Locales") }
 
     /// The `beaconrules` binary built next to the test bundle.
-    static var binary: String {
+    static var binary: String { executable("beaconrules") }
+
+    /// An executable of the package built next to the test bundle.
+    static func executable(_ name: String) -> String {
         let candidates = [
-            Bundle.main.bundleURL.appendingPathComponent("beaconrules").path,
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("beaconrules").path,
-            root.appendingPathComponent(".build/debug/beaconrules").path,
+            Bundle.main.bundleURL.appendingPathComponent(name).path,
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path,
+            root.appendingPathComponent(".build/debug/" + name).path,
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
     }

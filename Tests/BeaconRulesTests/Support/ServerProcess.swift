@@ -18,11 +18,11 @@ final class ServerProcess: Sendable {
         var description: String
     }
 
-    /// Starts `serve` with `arguments` (after `serve --port 0`) and waits, at most 30 s, until it listens.
-    static func start(_ arguments: [String], directory: String = Paths.root.path) async throws -> ServerProcess {
+    /// Starts `serve` (or `command`) with `arguments` (after `serve --port 0`) and waits, at most 30 s, until it listens.
+    static func start(_ arguments: [String], directory: String = Paths.root.path, command: String = "serve") async throws -> ServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = ["serve", "--port", "0"] + arguments
+        process.arguments = [command, "--port", "0"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -43,7 +43,7 @@ final class ServerProcess: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        throw StartFailure(description: "serve did not start listening: \(String(decoding: stderr.get(), as: UTF8.self))")
+        throw StartFailure(description: "\(command) did not start listening: \(String(decoding: stderr.get(), as: UTF8.self))")
     }
 
     private init(process: Process, port: Int, stdout: Captured, stderr: Captured) {

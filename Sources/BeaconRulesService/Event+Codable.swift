@@ -1,0 +1,82 @@
+public import BeaconRules
+import BeaconRulesServer
+
+// Events and responses as `Codable`: encoded as SPEC sections 1 and 8 write them (time in UTC),
+// decoded through the same parser as `replay` and `serve`, so that a bad field is refused with
+// the same message (as `DecodingError.dataCorrupted`). One without an `id` gets the id made
+// from its content, as on the socket.
+//
+// Here, not in the engine: the engine stays free of any coding machinery, and this module is
+// the one that offers the conformance (allowed without `@retroactive` within one package).
+
+extension BeaconEvent: Codable {
+    /// `{"id":...,"device":...,"type":"enter","beacon":PID,"time":RFC3339,"locale":...}`.
+    public var json: String {
+        var w = JSONWriter(capacity: 256)
+        w.raw("{\"id\":"); w.string(id)
+        w.raw(",\"device\":"); w.string(device)
+        w.raw(",\"type\":"); w.string(kind.name)
+        w.raw(",\"beacon\":"); w.string(beacon.description)
+        w.raw(",\"time\":"); w.string(time.description)
+        if let locale { w.raw(",\"locale\":"); w.string(locale) }
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try CodableJSON(JSONParser.parse(json)).encode(to: encoder)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        guard case .beacon(let event) = try parsedInput(from: decoder) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected a beacon event (SPEC section 1), found a response or a sighting"))
+        }
+        self = event
+    }
+}
+
+extension ResponseEvent: Codable {
+    /// `{"id":...,"type":"response","device":...,"notification":...,"action":...,"time":RFC3339,...}`.
+    public var json: String {
+        var w = JSONWriter(capacity: 256)
+        w.raw("{\"id\":"); w.string(id)
+        w.raw(",\"type\":\"response\",\"device\":"); w.string(device)
+        w.raw(",\"notification\":"); w.string(notification)
+        w.raw(",\"action\":"); w.string(action.rawValue)
+        if let actionId { w.raw(",\"actionId\":"); w.string(actionId) }
+        w.raw(",\"time\":"); w.string(time.description)
+        if let data { w.raw(",\"data\":"); w.value(data) }
+        if let text { w.raw(",\"text\":"); w.string(text) }
+        w.raw("}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try CodableJSON(JSONParser.parse(json)).encode(to: encoder)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        guard case .response(let response) = try parsedInput(from: decoder) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected a response (SPEC section 8)"))
+        }
+        self = response
+    }
+}
+
+/// The decoder's object written out as one JSON line and read by `EventParser`.
+private func parsedInput(from decoder: any Decoder) throws -> InputLine {
+    var w = JSONWriter(capacity: 256)
+    w.value(try CodableJSON(from: decoder).value)
+    var hasOwnID = true
+    func noID() -> String {
+        hasOwnID = false
+        return ""
+    }
+    let parsed = w.bytes.withUnsafeBufferPointer { bytes -> Result<InputLine, EventError> in
+        do throws(EventError) { return .success(try EventParser.parseInput(line: bytes, fallbackID: noID())) } catch { return .failure(error) }
+    }
+    switch parsed {
+    case .success(let input): return hasOwnID ? input : EventIdentity.identified(input)
+    case .failure(let error): throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+    }
+}

@@ -1,0 +1,62 @@
+import BeaconRules
+import BeaconRulesServer
+import BeaconRulesStore
+
+/// The service's one `LinePipeline`, behind a protocol so that the service is not generic over
+/// its store. Each `apply` is one transaction: the lines appended and applied in order, the
+/// periodic work settled, committed, and only then the outcomes returned.
+///
+/// Not thread-safe: the service's actor makes every call.
+protocol ServiceCore: AnyObject {
+    /// `identified`: the line's id names the event (an id seen again is answered as before).
+    func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
+    func reload(_ catalog: RulesCatalog)
+    func explain(_ event: BeaconEvent) -> [Explanation]
+    func close()
+}
+
+final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
+    private let pipeline: LinePipeline<Store, Log, ServiceOutput>
+
+    init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings) throws {
+        pipeline = LinePipeline(
+            engine: PresenceEngine(engine: RulesEngine(campaigns: catalog.campaigns, locales: catalog.locales, store: store), settings: presence),
+            log: log, output: ServiceOutput(), logsPresenceInput: true)
+        try pipeline.loadLedger()
+        try pipeline.loadPresence()
+    }
+
+    func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput {
+        pipeline.output.outcomes.removeAll(keepingCapacity: true)
+        pipeline.output.unhandled.removeAll()
+        do {
+            try pipeline.log.begin()
+            for (number, line) in lines.enumerated() {
+                pipeline.append(line.input, line: number + 1, identified: line.identified)
+                if pipeline.isBatchFull { pipeline.applyBatch() }
+            }
+            pipeline.applyBatch()
+            try pipeline.settle()
+            let start = ContinuousClock.now
+            try pipeline.log.commit()
+            pipeline.output.commitDuration = ContinuousClock.now - start
+        } catch {
+            pipeline.log.rollback()
+            pipeline.rolledBack()
+            throw error
+        }
+        return pipeline.output
+    }
+
+    func reload(_ catalog: RulesCatalog) {
+        pipeline.reload(campaigns: catalog.campaigns, locales: catalog.locales)
+    }
+
+    func explain(_ event: BeaconEvent) -> [Explanation] {
+        Explanation.all(pipeline.engine.engine, event)
+    }
+
+    func close() {
+        pipeline.log.close()
+    }
+}

@@ -1,0 +1,9 @@
+/// Where the service keeps its state: suppression, once-only, the delivery ledger and the
+/// answered event ids.
+public enum StateStorage: Sendable {
+    /// As long as the service lives (as `serve` without `--state`).
+    case inMemory
+    /// An SQLite file, the same store as `serve --state` and `replay --state`: a state file moves
+    /// between them and the service. Each call's changes are committed before it returns.
+    case sqlite(path: String)
+}
