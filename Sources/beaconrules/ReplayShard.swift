@@ -1,0 +1,111 @@
+import BeaconRules
+import Foundation
+
+/// A shard's part of a block of input lines, as the reader hands it over: the lines' bytes back
+/// to back, and for each line its number and place, or the input the reader already parsed.
+struct ShardWork: Sendable {
+    var source = "stdin"
+    var bytes: [UInt8] = []
+    var lines: [Line] = []
+    /// Lines the reader parsed in general to route them (not in the usual layout).
+    var inputs: [(input: InputLine, identified: Bool)] = []
+
+    struct Line: Sendable {
+        var number: Int
+        /// Where the line's bytes are in `bytes`; `input` ≥ 0: parsed, at that index of `inputs`.
+        var start: Int
+        var count: Int
+        var input: Int
+    }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        lines.removeAll(keepingCapacity: true)
+        inputs.removeAll(keepingCapacity: true)
+    }
+}
+
+/// One of `replay --jobs N`'s engines, on a thread of its own: it takes its devices' lines a
+/// block at a time (`work`), applies them through a pipeline of its own (engine, suppression
+/// state and delivery ledger for its devices only), and hands each block's records to the writer
+/// (`blocks`). It shares nothing with the other shards; the queues are the only way in and out.
+struct ReplayShard: Sendable {
+    let index: Int
+    let router: DeviceRouter
+    let work = BoundedQueue<ShardWork>(capacity: ShardedReplay.depth)
+    let blocks = BoundedQueue<ShardBlock>(capacity: ShardedReplay.depth)
+    /// Emptied work and writers handed back, so that blocks reuse their buffers.
+    let spareWork = BoundedQueue<ShardWork>(capacity: ShardedReplay.depth + 1)
+    let spareWriters = BoundedQueue<JSONWriter>(capacity: ShardedReplay.depth + 1)
+
+    /// Starts the shard's thread. The pipeline is built there and never leaves it.
+    func start(campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, format: OutputFormat, refusal: String?) {
+        let thread = Thread {
+            let pipeline = LinePipeline(
+                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings),
+                log: NoAnswerLog(), output: ShardOutput(), format: format,
+                logsPresenceInput: false, refusingResponses: refusal)
+            run(pipeline)
+            // The records written last refer to the engine's tails, and freeing a large engine
+            // object by object only delays the exit: the pipeline is left for the OS to reclaim.
+            _ = Unmanaged.passRetained(pipeline)
+        }
+        thread.stackSize = 1 << 23
+        thread.start()
+    }
+
+    private func run(_ pipeline: LinePipeline<InMemorySuppressionStore, NoAnswerLog, ShardOutput>) {
+        while var next = work.pop() {
+            pipeline.output.start(source: next.source, records: spareWriters.poll() ?? ShardOutput.writer())
+            next.bytes.withUnsafeBufferPointer { bytes in
+                for line in next.lines {
+                    if line.input >= 0 {
+                        let parsed = next.inputs[line.input]
+                        pipeline.append(parsed.input, line: line.number, identified: parsed.identified)
+                    } else {
+                        let text = UnsafeBufferPointer(rebasing: bytes[line.start..<(line.start + line.count)])
+                        if !pipeline.appendUsualLayout(text, line: line.number) {
+                            appendInGeneral(text, number: line.number, source: next.source, to: pipeline)
+                        }
+                    }
+                    if pipeline.isBatchFull { pipeline.applyBatch() }
+                }
+            }
+            pipeline.applyBatch()
+            next.removeAll()
+            spareWork.offer(next)
+            guard blocks.push(pipeline.output.take()) else { return }
+        }
+        blocks.close()
+    }
+
+    /// A line the reader routed by its usual-layout device that the usual-layout reader did not
+    /// take after all (a field further on in another form): parsed as `replay` parses it.
+    private func appendInGeneral(
+        _ text: UnsafeBufferPointer<UInt8>, number: Int, source: String,
+        to pipeline: LinePipeline<InMemorySuppressionStore, NoAnswerLog, ShardOutput>
+    ) {
+        do {
+            let (input, positionalID) = try Replay.parse(text, source: source, number: number)
+            if let device = input.device, router.shard(device) != index {
+                // Only a line that names its device twice gets here (the last one counts).
+                pipeline.appendRejected("field `device`: the line names its device twice; expected one `device` member (replay --jobs routes a line by its first)", line: number)
+            } else {
+                pipeline.append(input, line: number, identified: !positionalID)
+            }
+        } catch {
+            pipeline.appendRejected(error.description, line: number)
+        }
+    }
+}
+
+extension InputLine {
+    /// The device the line is about.
+    var device: String? {
+        switch self {
+        case .beacon(let event): event.device
+        case .sighting(let sighting, _): sighting.device
+        case .response(let response): response.device
+        }
+    }
+}
