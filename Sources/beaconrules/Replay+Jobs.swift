@@ -51,7 +51,7 @@ extension Replay {
     /// one) found with `memchr` is checked for the word around it.
     static func contains(sighting bytes: UnsafeRawBufferPointer) -> Bool {
         let word = Array(#""sighting""#.utf8)
-        let h = 5  // where the word has its `h`
+        let h = 4  // where the word has its `h`
         guard let base = bytes.baseAddress else { return false }
         var at = h
         while at < bytes.count, let hit = memchr(base + at, 0x68, bytes.count - at) {
@@ -63,7 +63,14 @@ extension Replay {
     }
 
     /// The cores this process may run on (its affinity: `taskset -c 1` gives one), at least 1.
+    /// Read from `Cpus_allowed` in /proc/self/status (a hex mask), as Glibc's module does not
+    /// export `sched_getaffinity`; elsewhere, the cores online.
     static func usableCores() -> Int {
-        max(ProcessInfo.processInfo.activeProcessorCount, 1)
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
+            let count = line.dropFirst("Cpus_allowed:".count).reduce(0) { $0 + ($1.hexDigitValue?.nonzeroBitCount ?? 0) }
+            if count > 0 { return count }
+        }
+        return max(ProcessInfo.processInfo.activeProcessorCount, 1)
     }
 }
