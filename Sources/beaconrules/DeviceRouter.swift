@@ -1,4 +1,7 @@
 import BeaconRules
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which of `replay --jobs N`'s shards a line goes to: the same device always to the same shard
 /// (suppression state and delivered notifications are kept per device, so shards never share
@@ -29,41 +32,37 @@ struct DeviceRouter {
     /// its general parse. Any line this accepts has that device whichever parser reads it: the
     /// strings have no escapes, and they are the object's first two members.
     static func usualDevice(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
-        let idKey: StaticString = #"{"id":""#
-        let deviceKey: StaticString = #","device":""#
-        let typeKey: StaticString = #","type":""#
-        var at = 0
-        guard literal(idKey, in: line, at: &at), let _ = string(in: line, at: &at),
-              literal(deviceKey, in: line, at: &at), let device = string(in: line, at: &at),
-              literal(typeKey, in: line, at: &at)
+        guard let base = line.baseAddress else { return nil }
+        let end = base + line.count
+        var at = base
+        guard literal(#"{"id":""#, at: &at, end: end), string(at: &at, end: end) != nil,
+              literal(#","device":""#, at: &at, end: end), let device = string(at: &at, end: end),
+              literal(#","type":""#, at: &at, end: end),
+              literal(#"enter""#, at: &at, end: end) || literal(#"exit""#, at: &at, end: end)
         else { return nil }
-        let enter: StaticString = #"enter""#
-        let exit: StaticString = #"exit""#
-        var kind = at
-        guard literal(enter, in: line, at: &kind) || literal(exit, in: line, at: &at) else { return nil }
         return device
     }
 
     /// Matches `text` at `at` and moves past it.
-    private static func literal(_ text: StaticString, in line: UnsafeBufferPointer<UInt8>, at: inout Int) -> Bool {
+    @inline(__always)
+    private static func literal(_ text: StaticString, at: inout UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard line.count - at >= count else { return false }
-        let bytes = text.utf8Start
-        for k in 0..<count where line[at + k] != bytes[k] { return false }
+        guard end - at >= count, memcmp(at, text.utf8Start, count) == 0 else { return false }
         at += count
         return true
     }
 
     /// A string's contents up to its closing quote (moved past), with no escape and no control
     /// character in it; nil otherwise.
-    private static func string(in line: UnsafeBufferPointer<UInt8>, at: inout Int) -> UnsafeBufferPointer<UInt8>? {
+    @inline(__always)
+    private static func string(at: inout UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         let start = at
         var k = at
-        while k < line.count {
-            let byte = line[k]
+        while k < end {
+            let byte = k.pointee
             if byte == 0x22 {
                 at = k + 1
-                return UnsafeBufferPointer(rebasing: line[start..<k])
+                return UnsafeBufferPointer(start: start, count: k - start)
             }
             if byte == 0x5C || byte < 0x20 { return nil }
             k += 1

@@ -39,18 +39,23 @@ struct OrderedRecordWriter {
         self.shards = shards
         vectors = .allocate(capacity: OutputSink.vectorLimit)
         blocks = Array(repeating: ShardBlock(records: JSONWriter()), count: shards.count)
-        cursors = Array(repeating: Cursor(), count: shards.count)
+        cursors = .allocate(capacity: shards.count)
+        cursors.initialize(repeating: Cursor(), count: shards.count)
     }
 
     /// The block of each shard for the plan being written (empty for a shard with no lines in it),
     /// and where the writer stands in it.
     private var blocks: [ShardBlock]
-    private var cursors: [Cursor]
+    /// Per shard, where the writer stands in its block and where that block's arrays are.
+    private let cursors: UnsafeMutablePointer<Cursor>
 
     /// Writes until the plans end; false: stdout was closed (the queues are closed then, so
     /// that the reader and the shards stop).
     mutating func run() -> Bool {
-        defer { vectors.deallocate() }
+        defer {
+            vectors.deallocate()
+            cursors.deallocate()
+        }
         var errors = ""
         while let plan = plans.pop() {
             if let size = plan.newSource {
@@ -60,7 +65,7 @@ struct OrderedRecordWriter {
             for s in shards.indices where plan.shards & (1 << UInt64(s)) != 0 {
                 guard let block = shards[s].blocks.pop() else { return stop() }
                 blocks[s] = block
-                cursors[s] = Cursor()
+                cursors[s] = Cursor(blocks[s])
                 rejectedLines += block.rejectedLines
             }
             var readerMessage = 0
@@ -71,7 +76,7 @@ struct OrderedRecordWriter {
                     continue
                 }
                 let s = Int(owner)
-                while cursors[s].message < blocks[s].messages.count && blocks[s].messages[cursors[s].message].line == cursors[s].line {
+                while cursors[s].message < cursors[s].messages && blocks[s].messages[cursors[s].message].line == cursors[s].line {
                     errors += blocks[s].messages[cursors[s].message].text
                     cursors[s].message += 1
                 }
@@ -94,32 +99,44 @@ struct OrderedRecordWriter {
         return true
     }
 
-    /// Where the writer stands in a shard's block: its next line, byte, reference and message.
+    /// Where the writer stands in a shard's block: its next line, byte, reference and message;
+    /// and the block's arrays, which stay in `blocks` unchanged until the plan's runs are written
+    /// (`flush`), so that their storage does not move.
     struct Cursor {
         var line = 0
         var byte = 0
         var reference = 0
         var message = 0
+        var messages = 0
+        var own: UnsafePointer<UInt8>?
+        var references: UnsafePointer<JSONWriter.Reference>?
+        var ends: UnsafePointer<ShardBlock.LineEnd>?
+
+        init() {}
+
+        init(_ block: ShardBlock) {
+            own = block.records.bytes.withUnsafeBufferPointer { $0.baseAddress }
+            references = block.records.references.withUnsafeBufferPointer { $0.baseAddress }
+            ends = block.ends.withUnsafeBufferPointer { $0.baseAddress }
+            messages = block.messages.count
+        }
     }
 
     /// The runs of the next line of shard `s`'s block: its own bytes cut at each of its
-    /// references. The runs point into the block's arrays, which stay in `blocks` unchanged
-    /// until the plan's runs are written (`flush`), and into the shard's tails, which never move.
+    /// references (the shard's tails, which never move).
     private mutating func appendLine(ofShard s: Int) {
-        var cursor = cursors[s]
-        let end = blocks[s].ends[cursor.line]
-        cursor.line += 1
-        let own = blocks[s].records.bytes.withUnsafeBufferPointer { $0.baseAddress }
-        while cursor.reference < end.reference {
-            let reference = blocks[s].records.references[cursor.reference]
-            if reference.at > cursor.byte { append(own! + cursor.byte, reference.at - cursor.byte) }
+        let cursor = cursors + s
+        let end = cursor.pointee.ends![cursor.pointee.line]
+        cursor.pointee.line += 1
+        while cursor.pointee.reference < end.reference {
+            let reference = cursor.pointee.references![cursor.pointee.reference]
+            if reference.at > cursor.pointee.byte { append(cursor.pointee.own! + cursor.pointee.byte, reference.at - cursor.pointee.byte) }
             append(reference.start, reference.count)
-            cursor.byte = reference.at
-            cursor.reference += 1
+            cursor.pointee.byte = reference.at
+            cursor.pointee.reference += 1
         }
-        if end.byte > cursor.byte { append(own! + cursor.byte, end.byte - cursor.byte) }
-        cursor.byte = end.byte
-        cursors[s] = cursor
+        if end.byte > cursor.pointee.byte { append(cursor.pointee.own! + cursor.pointee.byte, end.byte - cursor.pointee.byte) }
+        cursor.pointee.byte = end.byte
     }
 
     /// One run for `writev`, joined to the one before when it follows it in memory.

@@ -5,7 +5,7 @@ import Foundation
 /// to back, and for each line its number and place, or the input the reader already parsed.
 struct ShardWork: Sendable {
     var source = "stdin"
-    var bytes: [UInt8] = []
+    var bytes = LineBytes()
     var lines: [Line] = []
     /// Lines the reader parsed in general to route them (not in the usual layout).
     var inputs: [(input: InputLine, identified: Bool)] = []
@@ -19,10 +19,48 @@ struct ShardWork: Sendable {
     }
 
     mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        bytes.removeAll()
         lines.removeAll(keepingCapacity: true)
         inputs.removeAll(keepingCapacity: true)
     }
+}
+
+/// The bytes of a block's lines for one shard, back to back: appended by the reader, then read
+/// by the shard, then emptied and handed back for reuse.
+///
+/// `@unchecked Sendable`: it has one user at a time. The reader appends to it, then pushes its
+/// `ShardWork` into the shard's queue and never touches it again; the shard reads it, empties it
+/// and offers it back through another queue. The queues' lock orders each hand-over.
+final class LineBytes: @unchecked Sendable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 1 << 16) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Appends `line`, growing as needed (lines are at most 16 MiB).
+    func append(_ line: UnsafeBufferPointer<UInt8>) {
+        if count + line.count > capacity {
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: max(capacity * 2, count + line.count))
+            larger.update(from: base, count: count)
+            base.deallocate()
+            base = larger
+            capacity = max(capacity * 2, count + line.count)
+        }
+        if let start = line.baseAddress { (base + count).update(from: start, count: line.count) }
+        count += line.count
+    }
+
+    func line(at start: Int, count: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + start, count: count)
+    }
+
+    func removeAll() { count = 0 }
 }
 
 /// One of `replay --jobs N`'s engines, on a thread of its own: it takes its devices' lines a
@@ -41,8 +79,11 @@ struct ReplayShard: Sendable {
     /// Starts the shard's thread. The pipeline is built there and never leaves it.
     func start(campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, format: OutputFormat, refusal: String?) {
         let thread = Thread {
+            // The campaign index built again, here: shared arrays would have their reference
+            // counts (touched per event) bounce between the cores.
+            let own = CampaignSet(campaigns.campaigns)
             let pipeline = LinePipeline(
-                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings),
+                engine: PresenceEngine(engine: RulesEngine(campaigns: own, locales: locales, store: InMemorySuppressionStore()), settings: settings),
                 log: NoAnswerLog(), output: ShardOutput(), format: format,
                 logsPresenceInput: false, refusingResponses: refusal)
             run(pipeline)
@@ -57,19 +98,17 @@ struct ReplayShard: Sendable {
     private func run(_ pipeline: LinePipeline<InMemorySuppressionStore, NoAnswerLog, ShardOutput>) {
         while var next = work.pop() {
             pipeline.output.start(source: next.source, records: spareWriters.poll() ?? ShardOutput.writer())
-            next.bytes.withUnsafeBufferPointer { bytes in
-                for line in next.lines {
-                    if line.input >= 0 {
-                        let parsed = next.inputs[line.input]
-                        pipeline.append(parsed.input, line: line.number, identified: parsed.identified)
-                    } else {
-                        let text = UnsafeBufferPointer(rebasing: bytes[line.start..<(line.start + line.count)])
-                        if !pipeline.appendUsualLayout(text, line: line.number) {
-                            appendInGeneral(text, number: line.number, source: next.source, to: pipeline)
-                        }
+            for line in next.lines {
+                if line.input >= 0 {
+                    let parsed = next.inputs[line.input]
+                    pipeline.append(parsed.input, line: line.number, identified: parsed.identified)
+                } else {
+                    let text = next.bytes.line(at: line.start, count: line.count)
+                    if !pipeline.appendUsualLayout(text, line: line.number) {
+                        appendInGeneral(text, number: line.number, source: next.source, to: pipeline)
                     }
-                    if pipeline.isBatchFull { pipeline.applyBatch() }
                 }
+                if pipeline.isBatchFull { pipeline.applyBatch() }
             }
             pipeline.applyBatch()
             next.removeAll()

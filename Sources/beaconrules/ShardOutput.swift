@@ -54,6 +54,10 @@ struct ShardOutput: LineOutput {
     mutating func take() -> ShardBlock {
         let block = ShardBlock(records: records, ends: ends, messages: messages, rejectedLines: rejectedLines)
         records = JSONWriter()
+        // The block keeps the arrays: new ones, as large, for the next block.
+        ends = []
+        ends.reserveCapacity(block.ends.count)
+        messages = []
         return block
     }
 

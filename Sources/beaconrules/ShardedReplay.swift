@@ -75,7 +75,8 @@ struct BlockReader {
         self.router = router
         self.shards = shards
         self.plans = plans
-        work = Array(repeating: ShardWork(), count: shards.count)
+        // One each: a `ShardWork` holds its bytes by reference.
+        work = shards.map { _ in ShardWork() }
     }
 
     /// Reads every source in order; the failure that stopped it, if any.
@@ -147,7 +148,7 @@ struct BlockReader {
     /// A line's bytes to shard `s`, to be read there.
     private mutating func append(_ line: UnsafeBufferPointer<UInt8>, number: Int, to s: Int) {
         work[s].lines.append(ShardWork.Line(number: number, start: work[s].bytes.count, count: line.count, input: -1))
-        work[s].bytes.append(contentsOf: line)
+        work[s].bytes.append(line)
         bytesInBlock += line.count
         note(s)
     }
@@ -168,6 +169,7 @@ struct BlockReader {
         guard reading, !plan.owners.isEmpty || plan.newSource != nil else { return }
         let sent = plan
         plan = BlockPlan()
+        plan.owners.reserveCapacity(sent.owners.count)
         bytesInBlock = 0
         guard plans.push(sent) else {
             reading = false

@@ -199,12 +199,7 @@ struct ReplayJobsTests {
         let directory = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let trace = Self.write(MuseumTrace.interleave(MuseumTrace.devices(200, events: 100)).joined(separator: "\n") + "\n", "trace.jsonl", in: directory)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "'\(Paths.binary)' replay --jobs 3 '\(trace)' 2>'\(directory)/err' | head -c 1000 >/dev/null; echo $? >/dev/null"]
-        process.currentDirectoryURL = Paths.root
-        try process.run()
-        process.waitUntilExit()
+        try CommandRunner.shell("'\(Paths.binary)' replay --jobs 3 '\(trace)' 2>'\(directory)/err' | head -c 1000 >/dev/null")
         #expect(Paths.read(directory + "/err").contains("stdout was closed"))
     }
 }
