@@ -119,14 +119,17 @@ struct ReplayShard: Sendable {
     }
 
     /// A line the reader routed by its usual-layout device that the usual-layout reader did not
-    /// take after all (a field further on in another form): parsed as `replay` parses it.
+    /// take after all (a field further on in another form, or not a beacon event): parsed as
+    /// `replay` parses it.
     private func appendInGeneral(
         _ text: UnsafeBufferPointer<UInt8>, number: Int, source: String,
         to pipeline: LinePipeline<InMemorySuppressionStore, NoAnswerLog, ShardOutput>
     ) {
         do {
             let (input, positionalID) = try Replay.parse(text, source: source, number: number)
-            if let device = input.device, router.shard(device) != index {
+            if case .sighting = input {
+                pipeline.appendRejected(ShardedReplay.sightingRefusal(jobs: router.shards), line: number)
+            } else if let device = input.device, router.shard(device) != index {
                 // Only a line that names its device twice gets here (the last one counts).
                 pipeline.appendRejected("field `device`: the line names its device twice; expected one `device` member (replay --jobs routes a line by its first)", line: number)
             } else {

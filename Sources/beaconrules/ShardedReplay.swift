@@ -29,6 +29,11 @@ struct ShardedReplay {
     static let blockLines = 4096
     static let blockBytes = 1 << 22
 
+    /// Why a sighting is refused (only where no search could find it ahead: a pipe).
+    static func sightingRefusal(jobs: Int) -> String {
+        "a sighting, but replay runs with --jobs \(jobs): sightings go through the presence layer, whose clock spans devices; replay input with sightings with --jobs 1"
+    }
+
     struct Outcome {
         var failure: String?
         var rejectedLines = 0
@@ -133,7 +138,7 @@ struct BlockReader {
         do {
             let (input, positionalID) = try Replay.parse(line, source: source, number: number)
             if case .sighting = input {
-                refuse("a sighting, but replay runs with --jobs \(shards.count): sightings go through the presence layer, whose clock spans devices; replay input with sightings with --jobs 1", line: number)
+                refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number)
                 return
             }
             let s = router.shard(input.device ?? "")

@@ -186,6 +186,34 @@ struct ReplayJobsTests {
         #expect(try CommandRunner.run(["replay", "--jobs", "1", trace]).status == 0)
     }
 
+    /// The device of a line in the usual layout is read in place; any other line is left to the
+    /// general parse.
+    @Test func theUsualLayoutsDeviceIsReadInPlace() {
+        func device(_ line: String) -> String? {
+            var line = line
+            return line.withUTF8 { DeviceRouter.usualDevice($0).map { String(decoding: $0, as: UTF8.self) } }
+        }
+        #expect(device(#"{"id":"e-1","device":"dev-42","type":"enter","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","time":"2026-06-05T09:00:00Z"}"#) == "dev-42")
+        #expect(device(#"{"id":"e-1","device":"","type":"enter"}"#) == "")
+        #expect(device(#"{"id":"e\"1","device":"dev-42","type":"enter"}"#) == nil)
+        #expect(device(#"{"id":"e-1","device":"dev\u0034","type":"enter"}"#) == nil)
+        #expect(device(#"{"device":"dev-42","id":"e-1","type":"enter"}"#) == nil)
+        #expect(device(#"{ "id":"e-1","device":"dev-42","type":"enter"}"#) == nil)
+        #expect(device(#"{"id":"e-1","device":"dev-42"#) == nil)
+    }
+
+    /// Devices spread over the shards: ids that differ in one character are not kept together.
+    @Test(arguments: [2, 3, 7])
+    func devicesSpreadEvenlyOverTheShards(shards: Int) {
+        let router = DeviceRouter(shards: shards)
+        for name in ["t-dev-", "dev-", "a-much-longer-device-prefix-"] {
+            var counts = [Int](repeating: 0, count: shards)
+            for n in 0..<7_000 { counts[router.shard(name + String(n))] += 1 }
+            let even = 7_000 / shards
+            #expect(counts.allSatisfy { abs($0 - even) < even / 10 }, "\(name): \(counts)")
+        }
+    }
+
     @Test(arguments: ["0", "-1", "65", "many"])
     func jobsOutOfRangeIsBadUsage(jobs: String) throws {
         let result = try CommandRunner.run(["replay", "--jobs", jobs, "Tests/Fixtures/museum-day.jsonl"])
