@@ -73,15 +73,10 @@ struct DeviceRouter {
         return nil
     }
 
-    /// `{"id":"` in the low 7 bytes of a little-endian word.
-    private static let idKey = word(#"{"id":""#)
+    /// `{"id":"` in the low 7 bytes of a little-endian word (constants, not `static let`s:
+    /// those are looked up through `swift_once` on every line).
+    @inline(__always) private static var idKey: UInt64 { 0x22_3A22_6469_227B }
     /// `","devic` and `e":"` (with the id's closing quote first).
-    private static let deviceKeyHead = word(#"","devic"#)
-    private static let deviceKeyTail = UInt32(truncatingIfNeeded: word(#"e":""#))
-
-    private static func word(_ text: StaticString) -> UInt64 {
-        var value: UInt64 = 0
-        for k in 0..<min(text.utf8CodeUnitCount, 8) { value |= UInt64(text.utf8Start[k]) << (8 * UInt64(k)) }
-        return value
-    }
+    @inline(__always) private static var deviceKeyHead: UInt64 { 0x6369_7665_6422_2C22 }
+    @inline(__always) private static var deviceKeyTail: UInt32 { 0x223A_2265 }
 }
