@@ -66,11 +66,43 @@ struct DeviceRouter {
         var k = start
         while k < line.count {
             let byte = base[k]
-            if byte == 0x22 { return UnsafeBufferPointer(start: base + start, count: k - start) }
+            if byte == 0x22 {
+                // `","type":"e` (`enter` or `exit`): responses and sightings take the general parse.
+                guard k + 11 <= line.count,
+                      (raw + k).loadUnaligned(as: UInt64.self) == Self.typeKeyHead,
+                      (raw + k + 8).loadUnaligned(as: UInt16.self) == Self.typeKeyTail, base[k + 10] == 0x65
+                else { return nil }
+                return UnsafeBufferPointer(start: base + start, count: k - start)
+            }
             if byte == 0x5C || byte < 0x20 { return nil }
             k += 1
         }
         return nil
+    }
+
+    /// The shard of a response: its device's. But a response about a record of another device
+    /// (its `notification`, CAMPAIGN:DEVICE:EVENT, does not hold `:DEVICE:` for its own device)
+    /// goes to the shard of the device the record names: that engine finds the record and
+    /// refuses the response as one engine does ("was not delivered to device ..."), or finds
+    /// none ("is not the id of a notification record ..."). The record's device lies between
+    /// two of the id's colons; when the readings of a many-colon id go to different shards,
+    /// the response goes to its own device's.
+    func shard(for response: ResponseEvent) -> Int {
+        let own = shard(response.device)
+        let id = Array(response.notification.utf8)
+        let named = Array((":" + response.device + ":").utf8)
+        if id.count >= named.count, (0...(id.count - named.count)).contains(where: { id[$0..<($0 + named.count)].elementsEqual(named) }) {
+            return own
+        }
+        let colons = id.indices.filter { id[$0] == 0x3A }.prefix(16)
+        var target: Int?
+        for (n, first) in colons.enumerated() {
+            for second in colons.dropFirst(n + 1) {
+                let candidate = id.withUnsafeBufferPointer { shard(UnsafeBufferPointer(rebasing: $0[(first + 1)..<second])) }
+                if target == nil { target = candidate } else if target != candidate { return own }
+            }
+        }
+        return target ?? own
     }
 
     /// `{"id":"` in the low 7 bytes of a little-endian word (constants, not `static let`s:
@@ -79,4 +111,7 @@ struct DeviceRouter {
     /// `","devic` and `e":"` (with the id's closing quote first).
     @inline(__always) private static var deviceKeyHead: UInt64 { 0x6369_7665_6422_2C22 }
     @inline(__always) private static var deviceKeyTail: UInt32 { 0x223A_2265 }
+    /// `","type"` and `:"`, then `e`: `","type":"e` (11 bytes, the device's closing quote first).
+    @inline(__always) private static var typeKeyHead: UInt64 { 0x2265_7079_7422_2C22 }
+    @inline(__always) private static var typeKeyTail: UInt16 { 0x223A }
 }

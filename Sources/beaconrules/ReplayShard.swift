@@ -129,6 +129,9 @@ struct ReplayShard: Sendable {
             let (input, positionalID) = try Replay.parse(text, source: source, number: number)
             if case .sighting = input {
                 pipeline.appendRejected(ShardedReplay.sightingRefusal(jobs: router.shards), line: number)
+            } else if case .response = input {
+                // Not in the usual layout, so the reader never routes one here: kept for safety.
+                pipeline.append(input, line: number, identified: !positionalID)
             } else if let device = input.device, router.shard(device) != index {
                 // Only a line that names its device twice gets here (the last one counts).
                 pipeline.appendRejected("field `device`: the line names its device twice; expected one `device` member (replay --jobs routes a line by its first)", line: number)

@@ -141,7 +141,8 @@ struct BlockReader {
                 refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number)
                 return
             }
-            let s = router.shard(input.device ?? "")
+            let s: Int
+            if case .response(let response) = input { s = router.shard(for: response) } else { s = router.shard(input.device ?? "") }
             work[s].lines.append(ShardWork.Line(number: number, start: 0, count: 0, input: work[s].inputs.count))
             work[s].inputs.append((input, !positionalID))
             note(s)

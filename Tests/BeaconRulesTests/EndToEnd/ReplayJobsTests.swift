@@ -64,6 +64,13 @@ struct ReplayJobsTests {
         lines.insert(#"{ "id": "spaced", "device": "t-dev-4", "type": "enter", "beacon": {"uuid": "b9407f30-f5f8-466e-aff9-25556b57fe6d", "major": 1, "minor": 1}, "time": 1780650000000 }"#, at: 4_000)
         lines.insert(#"{"id":"escaped\"id","device":"t-dev-5","type":"exit","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000002","time":"2026-06-05T09:30:00Z"}"#, at: 4_100)
         lines.insert(#"{"id":"no-device","type":"enter","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","time":1780650000000}"#, at: 4_300)
+        // Responses about another device's record (delivered, or never), from several devices
+        // (so that some are another shard's), after the records are out.
+        for n in 0..<12 {
+            lines.append(#"{"id":"other-\#(n)","type":"response","device":"t-dev-\#(n)","notification":"museum-welcome:anna:ev-01","action":"present","time":"2026-06-07T10:00:02+02:00"}"#)
+            lines.append(#"{"id":"none-\#(n)","type":"response","device":"t-dev-\#(n)","notification":"museum-welcome:nobody:ev-01","action":"present","time":"2026-06-07T10:00:02+02:00"}"#)
+            lines.append(#"{"id":"colons-\#(n)","type":"response","device":"t-dev-\#(n)","notification":"a:b:c:d:e","action":"present","time":"2026-06-07T10:00:02+02:00"}"#)
+        }
         lines.insert("", at: 6_000)
         lines.insert("   ", at: 6_001)
         lines.insert(String(repeating: "x", count: (1 << 24) + 10), at: 8_000)
@@ -73,6 +80,7 @@ struct ReplayJobsTests {
         #expect(one.status == 1)
         #expect(one.stdout.contains(#""kind":"followUp""#), "the responses were taken")
         #expect(one.stderr.contains("line longer than"))
+        #expect(one.stderr.contains("was not delivered to device"))
         // Through a pipe (lines without an id are known as stdin:LINE).
         _ = try Self.expectSameWithAnyJobs([], stdin: Paths.read(trace), throughPipe: true)
         // Several files, in order, as one stream of devices.
@@ -194,7 +202,9 @@ struct ReplayJobsTests {
             return line.withUTF8 { DeviceRouter.usualDevice($0).map { String(decoding: $0, as: UTF8.self) } }
         }
         #expect(device(#"{"id":"e-1","device":"dev-42","type":"enter","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","time":"2026-06-05T09:00:00Z"}"#) == "dev-42")
-        #expect(device(#"{"id":"e-1","device":"","type":"enter"}"#) == "")
+        #expect(device(#"{"id":"e-1","device":"","type":"exit"}"#) == "")
+        #expect(device(#"{"id":"e-1","device":"dev-42","type":"response","notification":"x:dev-42:e-0"}"#) == nil)
+        #expect(device(#"{"id":"e-1","device":"dev-42","type":"sighting"}"#) == nil)
         #expect(device(#"{"id":"e\"1","device":"dev-42","type":"enter"}"#) == nil)
         #expect(device(#"{"id":"e-1","device":"dev\u0034","type":"enter"}"#) == nil)
         #expect(device(#"{"device":"dev-42","id":"e-1","type":"enter"}"#) == nil)
