@@ -115,3 +115,14 @@ struct DeviceRouter {
     @inline(__always) private static var typeKeyHead: UInt64 { 0x2265_7079_7422_2C22 }
     @inline(__always) private static var typeKeyTail: UInt16 { 0x223A }
 }
+
+extension InputLine {
+    /// The device the line is about.
+    var device: String? {
+        switch self {
+        case .beacon(let event): event.device
+        case .sighting(let sighting, _): sighting.device
+        case .response(let response): response.device
+        }
+    }
+}
