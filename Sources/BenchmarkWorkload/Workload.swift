@@ -15,6 +15,9 @@ public struct WorkloadSpec: Sendable {
     public var seed: UInt64 = 20_260_605
     /// The first event's time; events advance through one day.
     public var start = Timestamp(milliseconds: 1_780_639_200_000)
+    /// Beacons per venue (at most `majors` x `minors`): fewer put more campaigns on each beacon,
+    /// so that an event fires more records (`beaconrules-bench --output-heavy`).
+    public var beaconsPerVenue = Self.majors * Self.minors
 
     public init() {}
 
@@ -26,8 +29,8 @@ public struct WorkloadSpec: Sendable {
         self.seed = seed
     }
 
-    static let majors = 10
-    static let minors = 100
+    public static let majors = 10
+    public static let minors = 100
     static let day: Int64 = 16 * 3_600_000
 
     func venueUUID(_ venue: Int) -> ProximityUUID {
@@ -46,7 +49,6 @@ extension WorkloadSpec {
         var random = SeededRandom(seed: seed)
         var w = JSONWriter(capacity: campaigns * 700)
         w.raw("[\n")
-        let beaconsPerVenue = Self.majors * Self.minors
         for i in 0..<campaigns {
             if i > 0 { w.raw(",\n") }
             let venue = random.below(uuids)
@@ -105,7 +107,6 @@ extension WorkloadSpec {
     /// The events as JSON lines, handed out in blocks of about `blockSize` bytes.
     public func generateEvents(blockSize: Int = 1 << 20, _ sink: ([UInt8]) -> Void) {
         var random = SeededRandom(seed: seed &+ 1)
-        let beaconsPerVenue = Self.majors * Self.minors
         // Where each device is: nil outside, else the beacon it entered.
         var inside = [Int32](repeating: -1, count: devices)
         var w = JSONWriter(capacity: blockSize + 512)

@@ -57,20 +57,40 @@ public struct CampaignFileReader: Sendable {
             results.set(jsonFiles[k].index, Self.read(jsonFiles[k].path, format: jsonReader))
         }
         var catalog = CampaignCatalog()
-        // One allocation for all the JSON files' campaigns: appending file by file regrew (and copied) the array.
-        catalog.campaigns.reserveCapacity(plan.indices.reduce(0) { $0 + (results.get($1)?.campaigns.count ?? 0) })
+        // Diagnostics and files in load order; where each file's campaigns go in the one array.
+        var offsets = [Int](repeating: 0, count: plan.count + 1)
         for (i, item) in plan.enumerated() {
             switch item {
             case .missing(let path):
                 catalog.diagnostics.append(Diagnostic(.error, SourceLocation(file: path, line: 0), "no such file or folder"))
             case .file(let path, let ext):
-                let result = results.get(i) ?? Self.read(path, format: formats[ext]!)
+                var result = results.get(i) ?? Self.read(path, format: formats[ext]!)
                 if result.read { catalog.files.append(path) }
-                catalog.campaigns += result.campaigns
                 catalog.diagnostics += result.diagnostics
+                result.diagnostics = []
+                results.set(i, result)
             }
+            offsets[i + 1] = offsets[i] + (results.get(i)?.campaigns.count ?? 0)
         }
+        catalog.campaigns = Self.joined(results, offsets: offsets)
         return catalog
+    }
+
+    /// Every file's campaigns in load order, in one array: each file's copied into its place and
+    /// its own array freed on all cores (copying 100,000 campaigns, each a dozen references,
+    /// and freeing them again, one core at a time, was a sixth of loading them).
+    static func joined(_ results: ResultSlots, offsets: [Int]) -> [Campaign] {
+        let total = offsets.last ?? 0
+        return [Campaign](unsafeUninitializedCapacity: total) { buffer, initialized in
+            let target = DisjointRanges(base: buffer.baseAddress)
+            DispatchQueue.concurrentPerform(iterations: offsets.count - 1) { i in
+                guard let campaigns = results.take(i)?.campaigns, !campaigns.isEmpty else { return }
+                campaigns.withUnsafeBufferPointer { source in
+                    (target.base! + offsets[i]).initialize(from: source.baseAddress!, count: source.count)
+                }
+            }
+            initialized = total
+        }
     }
 
     enum Planned: Sendable {
@@ -126,4 +146,20 @@ final class ResultSlots: @unchecked Sendable {
         defer { lock.unlock() }
         return slots[i]
     }
+
+    /// The slot's result, left empty (so that the caller holds the only reference to it).
+    func take(_ i: Int) -> CampaignFileReader.FileResult? {
+        lock.lock()
+        defer { lock.unlock() }
+        let result = slots[i]
+        slots[i] = nil
+        return result
+    }
+}
+
+/// Where `CampaignFileReader.joined` copies each file's campaigns.
+/// `@unchecked Sendable`: each iteration of `concurrentPerform` initializes its own range of the
+/// buffer (`offsets[i]..<offsets[i + 1]`, disjoint), and the buffer is read only after it returns.
+struct DisjointRanges: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Campaign>?
 }

@@ -25,6 +25,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Timed runs of each command; the best is reported.") var runs = 3
     @Option(help: "Pin measured commands to this CPU (one core) with taskset; -1 to not pin.") var cpu = 0
 
+    @Flag(help: "Only measure the load of --load-campaigns campaigns (scripts/jobs-benchmark.sh).") var loadOnly = false
+    @Flag(help: "A workload where an event fires about seven records (~5 KB out per event): 50 beacons per venue.") var outputHeavy = false
+
     @Flag(help: .hidden) var measureState = false
 
     func run() throws {
@@ -32,8 +35,14 @@ struct Bench: ParsableCommand {
             print(String(format: "%.1f", StateSize.measure(devices: 100_000, campaignsPerDevice: 10)))
             return
         }
+        if loadOnly {
+            let load = try Workspace.measureLoad(spec: WorkloadSpec(campaigns: loadCampaigns, events: 0, devices: 1), folder: work)
+            print("loading \(loadCampaigns) campaigns from 10 files (\(String(format: "%.1f", load.megabytes)) MB of JSON): \(String(format: "%.3f", load.seconds)) s (read, parse and decode \(String(format: "%.3f", load.decode)) s, index \(String(format: "%.3f", load.seconds - load.decode)) s)")
+            return
+        }
         var spec = WorkloadSpec(campaigns: campaigns, events: events, devices: devices)
         spec.locales = ["de-DE", "fr-FR", "en-US"]
+        if outputHeavy { spec.beaconsPerVenue = 50 }
         let files = try Workspace.prepare(spec: spec, folder: work)
         let eventBytes = Double(files.eventBytes)
         print("workload: \(campaigns) campaigns over \(spec.uuids) UUIDs, \(events) events (\(String(format: "%.1f", eventBytes / 1e6)) MB) over \(devices) devices, \(spec.locales.count) locales")

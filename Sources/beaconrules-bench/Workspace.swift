@@ -13,7 +13,7 @@ enum Workspace {
 
     static func prepare(spec: WorkloadSpec, folder: String) throws -> Files {
         let fm = FileManager.default
-        let stamp = "\(spec.campaigns)-\(spec.uuids)-\(spec.events)-\(spec.devices)-\(spec.seed)-\(spec.locales.joined(separator: ","))"
+        let stamp = "\(spec.campaigns)-\(spec.uuids)-\(spec.events)-\(spec.devices)-\(spec.seed)-\(spec.locales.joined(separator: ","))" + (spec.beaconsPerVenue == WorkloadSpec.majors * WorkloadSpec.minors ? "" : "-\(spec.beaconsPerVenue)")
         let stampPath = folder + "/spec"
         let campaigns = folder + "/campaigns"
         let events = folder + "/events.jsonl"

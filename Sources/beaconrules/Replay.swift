@@ -32,6 +32,15 @@ struct Replay: ParsableCommand {
     @Flag(name: .customLong("no-responses"), help: ArgumentHelp("The events come with no response lines: delivered notifications are not remembered for responses (nor saved with --state), so memory does not grow with the records; a response line is an error."))
     var noResponses = false
 
+    @Option(name: .customLong("jobs"), help: ArgumentHelp("Engines to share the events out to by device, each on a core (default: the cores replay may run on). Records come out in input order, the same as with --jobs 1. With --state, the presence layer or recorded scans, replay takes one job.", valueName: "n"))
+    var jobs: Int?
+
+    func validate() throws {
+        if let jobs, !(1...Self.mostJobs).contains(jobs) {
+            throw ValidationError("--jobs \(jobs): expected a number of engines from 1 to \(Self.mostJobs)")
+        }
+    }
+
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
         let sources = eventFiles.isEmpty ? ["-"] : eventFiles
@@ -48,6 +57,12 @@ struct Replay: ParsableCommand {
         let refusal = noResponses
             ? "a response line, but replay was given --no-responses: expected only events (delivered notifications are not remembered, so there is nothing to answer)"
             : nil
+        let jobs = jobs(settings: settings, sources: sources)
+        if jobs > 1 {
+            let outcome = ShardedReplay(jobs: jobs, sources: sources, campaigns: campaigns, locales: locales, settings: settings, format: format, refusal: refusal).run()
+            try finish(Outcome(failure: outcome.failure), rejected: outcome.rejectedLines)
+            return
+        }
         if let stateFile {
             let store: SQLiteStateStore
             do { store = try SQLiteStateStore(path: stateFile) } catch {

@@ -31,7 +31,12 @@ struct ReplayOutput: LineOutput {
     }
 
     mutating func unhandled(_ click: UnhandledClick, line: Int) {
-        StandardError.write(ErrorLine.json(kind: "warning", source: source, line: line, message: "click on \"\(click.actionId)\" of record \"\(click.notification)\" runs action type \"\(click.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)"))
+        StandardError.write(Self.unhandledWarning(click, source: source, line: line))
+    }
+
+    /// The warning for a click whose action type has no handler.
+    static func unhandledWarning(_ click: UnhandledClick, source: String, line: Int) -> String {
+        ErrorLine.json(kind: "warning", source: source, line: line, message: "click on \"\(click.actionId)\" of record \"\(click.notification)\" runs action type \"\(click.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)")
     }
 
     /// `replay` reads no outbox requests (nothing fires on a wall clock): never called.

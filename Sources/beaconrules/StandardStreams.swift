@@ -50,7 +50,7 @@ struct OutputSink {
     static let vectorLimit = 1024
 
     /// `writev` until every vector is written, picking up after partial writes.
-    private func writeAll(_ v: UnsafeMutableBufferPointer<iovec>) -> Bool {
+    func writeAll(_ v: UnsafeMutableBufferPointer<iovec>) -> Bool {
         var first = 0
         while first < v.count {
             let n = writev(fd, v.baseAddress! + first, Int32(v.count - first))

@@ -38,4 +38,16 @@ enum CommandRunner {
         process.waitUntilExit()
         return CommandResult(status: process.terminationStatus, stdout: Paths.read(outPath), stderr: Paths.read(errPath))
     }
+
+    /// Runs `script` with /bin/sh from the repository root (for pipes and redirections); its status.
+    @discardableResult
+    static func shell(_ script: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        process.currentDirectoryURL = Paths.root
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
 }

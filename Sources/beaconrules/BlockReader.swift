@@ -1,0 +1,136 @@
+import BeaconRules
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The reading side of `ShardedReplay`: lines in, blocks out to the shards and plans to the writer.
+struct BlockReader {
+    let router: DeviceRouter
+    let shards: [ReplayShard]
+    let plans: BoundedQueue<BlockPlan>
+    private var plan = BlockPlan()
+    private var work: [ShardWork]
+    private var bytesInBlock = 0
+    private var source = "stdin"
+    /// False once the writer has stopped (stdout closed): reading stops too.
+    private var reading = true
+
+    init(router: DeviceRouter, shards: [ReplayShard], plans: BoundedQueue<BlockPlan>) {
+        self.router = router
+        self.shards = shards
+        self.plans = plans
+        // One each: a `ShardWork` holds its bytes by reference.
+        work = shards.map { _ in ShardWork() }
+    }
+
+    /// Reads every source in order; the failure that stopped it, if any.
+    mutating func read(_ sources: [String]) -> String? {
+        for path in sources {
+            source = path == "-" ? "stdin" : path
+            let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return "\(path): cannot open: \(String(cString: strerror(errno)))" }
+            defer { if fd != 0 { close(fd) } }
+            var size: Int?
+            var info = stat()
+            if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { size = Int(info.st_size) }
+            plan.newSource = .some(size)
+            for s in work.indices { work[s].source = source }
+            var lines = LineReader(fd: fd)
+            var readError: ReadError?
+            while reading {
+                let line: UnsafeBufferPointer<UInt8>
+                do throws(ReadError) {
+                    guard let next = try lines.nextLine() else { break }
+                    line = next
+                } catch {
+                    readError = error
+                    break
+                }
+                let number = lines.lineNumber
+                if lines.lineWasTooLong {
+                    refuse("line longer than \(LineReader.longestLine) bytes; skipped up to its newline", line: number)
+                } else if EventParser.isBlank(line) {
+                    continue
+                } else if let device = DeviceRouter.usualDevice(line) {
+                    append(line, number: number, to: router.shard(device))
+                } else {
+                    route(line, number: number)
+                }
+                if plan.owners.count >= ShardedReplay.blockLines || bytesInBlock >= ShardedReplay.blockBytes {
+                    plan.bytesRead = lines.bytesRead
+                    plan.lineNumber = number
+                    sendBlock()
+                }
+            }
+            plan.bytesRead = lines.bytesRead
+            plan.lineNumber = lines.lineNumber
+            // Lines read before a read error are still applied, as they were read.
+            sendBlock()
+            if !reading { return nil }
+            if let readError { return "\(source): read failed: \(readError)" }
+        }
+        return nil
+    }
+
+    /// A line not in the usual layout of a beacon event: parsed here, routed by its device.
+    private mutating func route(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
+        do {
+            let (input, positionalID) = try Replay.parse(line, source: source, number: number)
+            if case .sighting = input {
+                refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number)
+                return
+            }
+            let s: Int
+            if case .response(let response) = input { s = router.shard(for: response) } else { s = router.shard(input.device ?? "") }
+            work[s].lines.append(ShardWork.Line(number: number, start: 0, count: 0, input: work[s].inputs.count))
+            work[s].inputs.append((input, !positionalID))
+            note(s)
+        } catch {
+            refuse(error.description, line: number)
+        }
+    }
+
+    /// A line's bytes to shard `s`, to be read there.
+    private mutating func append(_ line: UnsafeBufferPointer<UInt8>, number: Int, to s: Int) {
+        work[s].lines.append(ShardWork.Line(number: number, start: work[s].bytes.count, count: line.count, input: -1))
+        work[s].bytes.append(line)
+        bytesInBlock += line.count
+        note(s)
+    }
+
+    private mutating func note(_ s: Int) {
+        plan.owners.append(UInt8(s))
+        plan.shards |= 1 << UInt64(s)
+    }
+
+    /// A line refused by the reader, in its place among the block's lines.
+    private mutating func refuse(_ message: String, line: Int) {
+        plan.owners.append(BlockPlan.readerLine)
+        plan.messages.append(ErrorLine.json(kind: "error", source: source, line: line, message: message))
+    }
+
+    /// The block to the writer (its plan first) and to the shards that have lines of it.
+    private mutating func sendBlock() {
+        guard reading, !plan.owners.isEmpty || plan.newSource != nil else { return }
+        let sent = plan
+        plan = BlockPlan()
+        plan.owners.reserveCapacity(sent.owners.count)
+        bytesInBlock = 0
+        guard plans.push(sent) else {
+            reading = false
+            return
+        }
+        for s in shards.indices where sent.shards & (1 << UInt64(s)) != 0 {
+            let spare = shards[s].spareWork.poll() ?? ShardWork()
+            var next = work[s]
+            work[s] = spare
+            work[s].source = source
+            next.source = source
+            guard shards[s].work.push(next) else {
+                reading = false
+                return
+            }
+        }
+    }
+}
