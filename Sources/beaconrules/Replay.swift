@@ -223,6 +223,9 @@ struct Replay: ParsableCommand {
                 return outcome
             } catch {
                 outcome.failure = "\(name): read failed: \(error)"
+                // The lines read before the error were applied: their records are committed and
+                // written, as `--jobs N` writes them, before replay stops.
+                _ = try? flush()
             }
             pipeline.output.progress.clear()
             if outcome.failure != nil { break }
