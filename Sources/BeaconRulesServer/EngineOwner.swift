@@ -180,6 +180,8 @@ final class FileOwner: OwnerThread, @unchecked Sendable {
     func close() { loop.close() }
 }
 
+/// `@unchecked Sendable`: as `FileOwner`; without a state file its one thread is the connections'
+/// event loop (`EngineOwner.submit` runs it there and nowhere else).
 final class MemoryOwner: OwnerThread, @unchecked Sendable {
     let loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>
     init(_ loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>) { self.loop = loop }

@@ -16,6 +16,11 @@ public struct JSONWriter: Sendable {
 
     /// Bytes that are kept by their owner for good (the engine's record tails) and need not be
     /// copied: `start` stays valid while that owner lives.
+    ///
+    /// `@unchecked Sendable`: `start` points into a `StableByteArena`, whose bytes are written
+    /// once, before any reference to them is made, and never written again or moved; reading
+    /// immutable bytes from any thread is safe. (That the arena outlives the reference is the
+    /// collecting writer's rule above, on every thread alike.)
     public struct Reference: @unchecked Sendable {
         public var at: Int
         public var start: UnsafePointer<UInt8>
