@@ -28,12 +28,9 @@ let package = Package(
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
-        // Cross-module optimization lets the CLI and server specialize the generic engine for their
-        // store: unspecialized, a third of replay's time went to generic metadata and value witnesses.
-        .target(
-            name: "BeaconRules",
-            swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
-        ),
+        // No unsafe flags anywhere: SwiftPM refuses them in a dependency pinned by version
+        // (ManifestTests checks).
+        .target(name: "BeaconRules", swiftSettings: strict),
         // Reads campaign and locale files from disk into the engine's types.
         .target(name: "CampaignFiles", dependencies: ["BeaconRules"], swiftSettings: strict),
         // libxml2, as the system has it. Only BeaconRulesXML imports it.
