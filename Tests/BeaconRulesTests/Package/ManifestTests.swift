@@ -20,11 +20,14 @@ struct ManifestTests {
         }
     }
 
-    /// `swift package dump-package`: the manifest as SwiftPM reads it, in JSON.
+    /// `swift package dump-package`: the manifest as SwiftPM reads it, in JSON. With a scratch
+    /// path of its own: under `swift test`, `.build` is locked by the test command itself.
     static func dumpPackage() throws -> [String: Any] {
+        let scratch = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--disable-sandbox", "dump-package"]
+        process.arguments = ["swift", "package", "--disable-sandbox", "--scratch-path", scratch, "dump-package"]
         process.currentDirectoryURL = Paths.root
         var environment = ProcessInfo.processInfo.environment
         environment["BEACONRULES_CROSS_MODULE_OPTIMIZATION"] = nil
