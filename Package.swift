@@ -7,6 +7,16 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// Cross-module optimization of the engine, for this repository's own fast builds only: without it
+/// the CLI and the server run the generic engine unspecialized (twice the instructions per event;
+/// docs/performance-history.md). It is an unsafe flag, and SwiftPM refuses a dependency pinned by
+/// version whose targets carry one, so it is off unless asked for: a backend that depends on this
+/// package never sees it (ManifestTests checks), and scripts/bench.sh, the other benchmark
+/// scripts and release builds made here set `BEACONRULES_CROSS_MODULE_OPTIMIZATION=1`.
+let crossModuleOptimization: [SwiftSetting] =
+    Context.environment["BEACONRULES_CROSS_MODULE_OPTIMIZATION"] == "1"
+    ? [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))] : []
+
 let package = Package(
     name: "BeaconRules",
     products: [
@@ -24,15 +34,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
-        // Cross-module optimization lets the CLI and server specialize the generic engine for their
-        // store: unspecialized, a third of replay's time went to generic metadata and value witnesses.
-        .target(
-            name: "BeaconRules",
-            swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
-        ),
+        .target(name: "BeaconRules", swiftSettings: strict + crossModuleOptimization),
         // Reads campaign and locale files from disk into the engine's types.
         .target(name: "CampaignFiles", dependencies: ["BeaconRules"], swiftSettings: strict),
         // libxml2, as the system has it. Only BeaconRulesXML imports it.
@@ -58,6 +64,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -79,6 +86,8 @@ let package = Package(
             dependencies: [
                 "BeaconRulesService", "BeaconRulesServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -95,6 +104,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),

@@ -22,6 +22,11 @@ public actor BeaconServer: Service {
     }
 
     private var state = State.idle
+    private var listening = false
+
+    /// Ready for traffic (the metrics port's `/ready`): the campaigns are loaded, the state is
+    /// open, and the server is listening and not shutting down.
+    public var isReady: Bool { listening && campaignCount > 0 }
     private let configuration: ServerConfiguration
     private let owner: EngineOwner
     /// Every connection is served on this one event loop: the owner's replies for a batch are
@@ -30,6 +35,7 @@ public actor BeaconServer: Service {
     private let loadCatalog: CatalogLoader
     private let onListening: @Sendable (SocketAddress) -> Void
     private var campaignCount: Int
+    private let metrics: ServeMetrics
     public nonisolated let logger: Logger
 
     /// - Parameters:
@@ -43,10 +49,12 @@ public actor BeaconServer: Service {
     ) {
         self.configuration = configuration
         connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let metrics = ServeMetrics(factory: configuration.metrics)
+        self.metrics = metrics
         if let store {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, logger: logger)
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, logger: logger, metrics: metrics)
         } else {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, logger: logger)
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, logger: logger, metrics: metrics)
         }
         self.loadCatalog = loadCatalog
         self.logger = logger
@@ -58,7 +66,7 @@ public actor BeaconServer: Service {
         guard case .idle = state else { throw ServerError.alreadyStarted }
         state = .running
         owner.start()
-        let registry = ConnectionRegistry()
+        let registry = ConnectionRegistry(metrics: metrics)
         let listener: any Channel
         do {
             listener = try await bind(registry: registry)
@@ -67,6 +75,7 @@ public actor BeaconServer: Service {
             state = .stopped
             throw ServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
+        listening = true
         if let address = listener.localAddress {
             logger.info("listening", metadata: ["address": "\(configuration.host):\(address.port ?? configuration.port)", "campaigns": "\(campaignCount)"])
             onListening(address)
@@ -81,6 +90,7 @@ public actor BeaconServer: Service {
             listener.close(promise: nil)
         }
         // However the listener closed, every connection answers what it has read and closes.
+        listening = false
         registry.shutdownAll()
         await registry.waitUntilEmpty()
         logger.info("stopped accepting; every connection is closed; closing the state")
@@ -96,9 +106,11 @@ public actor BeaconServer: Service {
         case .success(let catalog):
             await owner.reload(campaigns: catalog.campaigns, locales: catalog.locales)
             await setCampaignCount(catalog.campaigns.campaigns.count)
+            metrics.reloaded(true)
             for warning in catalog.warnings { logger.warning("reload: \(warning)") }
             logger.info("reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
         case .failure(let error):
+            metrics.reloaded(false)
             let kept = await campaignCount
             logger.error("reload failed; still serving the previous \(kept) campaigns", metadata: ["error": "\(error)"])
         }

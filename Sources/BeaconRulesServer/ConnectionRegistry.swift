@@ -1,3 +1,4 @@
+import CoreMetrics
 import NIOCore
 import Synchronization
 
@@ -12,23 +13,32 @@ final class ConnectionRegistry: Sendable {
     }
 
     private let state = Mutex(State())
+    /// `beaconrules_connections_open`.
+    private let gauge: Gauge
+
+    init(metrics: ServeMetrics = .none) {
+        gauge = metrics.connectionsOpen
+    }
 
     /// Registers a new connection: its number, and whether shutdown has already begun.
     func add(_ handler: NIOLoopBound<ConnectionHandler>) -> (number: Int, stopping: Bool) {
-        state.withLock { state in
+        let added = state.withLock { state in
             state.opened += 1
             state.open[state.opened] = handler
-            return (state.opened, state.stopping)
+            return (state.opened, state.stopping, state.open.count)
         }
+        gauge.record(added.2)
+        return (added.0, added.1)
     }
 
     func remove(_ number: Int) {
-        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+        let (waiters, open): ([CheckedContinuation<Void, Never>], Int) = state.withLock { state in
             state.open[number] = nil
-            guard state.open.isEmpty else { return [] }
+            guard state.open.isEmpty else { return ([], state.open.count) }
             defer { state.waiters = [] }
-            return state.waiters
+            return (state.waiters, 0)
         }
+        gauge.record(open)
         for waiter in waiters { waiter.resume() }
     }
 

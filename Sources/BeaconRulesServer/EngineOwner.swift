@@ -38,11 +38,11 @@ final class EngineOwner: Sendable {
     /// `store` here; one that does not load is logged and the server starts without it.
     init(
         campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, format: OutputFormat = .records,
-        presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger
+        presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = FileOwner(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
-            format: format, presence: settings, logger: logger))
+            format: format, presence: settings, logger: logger, metrics: metrics))
         inline = nil
     }
 
@@ -51,11 +51,11 @@ final class EngineOwner: Sendable {
     /// one event loop of every connection that submits.
     init(
         campaigns: CampaignSet, locales: LocaleTable, on eventLoop: any EventLoop, format: OutputFormat = .records,
-        presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger
+        presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = MemoryOwner(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), log: MemoryStateLog(),
-            format: format, presence: settings, logger: logger))
+            format: format, presence: settings, logger: logger, metrics: metrics))
         inline = eventLoop
     }
 
@@ -180,6 +180,8 @@ final class FileOwner: OwnerThread, @unchecked Sendable {
     func close() { loop.close() }
 }
 
+/// `@unchecked Sendable`: as `FileOwner`; without a state file its one thread is the connections'
+/// event loop (`EngineOwner.submit` runs it there and nowhere else).
 final class MemoryOwner: OwnerThread, @unchecked Sendable {
     let loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>
     init(_ loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>) { self.loop = loop }

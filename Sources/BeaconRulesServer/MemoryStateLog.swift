@@ -38,6 +38,8 @@ public final class MemoryStateLog: StateLog {
     public func rollback() {}
 
     public var keepsReferences: Bool { true }
+    public var heldAnswers: Int { answers.count }
+    public var fileBytes: Int? { nil }
 
     public func answer(event id: String) -> [UInt8]? {
         guard let answer = answers[id] else { return nil }

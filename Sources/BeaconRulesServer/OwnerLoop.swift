@@ -12,10 +12,13 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     private let pipeline: LinePipeline<Store, Log, ReplyOutput>
     private let log: Log
     private let logger: Logger
+    private let metrics: ServeMetrics
+    /// When the state's sizes were last sampled for the metrics (at most once a second).
+    private var sampled = ContinuousClock.now - .seconds(2)
 
     /// The delivery ledger and the presence state are read from `log`; one that does not load
     /// is logged and the server starts without it.
-    init(engine: RulesEngine<Store>, log: Log, format: OutputFormat, presence settings: PresenceSettings, logger: Logger) {
+    init(engine: RulesEngine<Store>, log: Log, format: OutputFormat, presence settings: PresenceSettings, logger: Logger, metrics: ServeMetrics) {
         pipeline = LinePipeline(
             engine: PresenceEngine(engine: engine, settings: settings), log: log,
             output: ReplyOutput(collectsReferences: log.keepsReferences, logger: logger), format: format,
@@ -29,6 +32,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         }
         self.log = log
         self.logger = logger
+        self.metrics = metrics
     }
 
     func run(_ mailbox: Mailbox) {
@@ -57,15 +61,20 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         var replies: [(any ReplyTarget, ByteBuffer)] = []
         var reloaded: [CheckedContinuation<Void, Never>] = []
         defer { for continuation in reloaded { continuation.resume() } }
-        var events = 0
+        var counts = BatchCounts()
         do {
             try log.begin()
             for job in jobs {
                 switch job {
                 case .lines(let lines, let target):
+                    counts.lines += lines.count
                     for line in lines {
                         pipeline.append(line)
-                        if case .input(.beacon, _) = line { events += 1 }
+                        switch line {
+                        case .input(.beacon, _): counts.events += 1
+                        case .rejected: counts.invalidLines += 1
+                        default: break
+                        }
                         if pipeline.isBatchFull { pipeline.applyBatch() }
                     }
                     pipeline.applyBatch()
@@ -77,8 +86,16 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                 }
             }
             try pipeline.settle(now: Self.wallClock())
+            let start = ContinuousClock.now
             try log.commit()
-            logger.trace("committed", metadata: ["events": "\(events)"])
+            let end = ContinuousClock.now
+            counts.records = pipeline.output.counts.records
+            counts.silent = pipeline.output.counts.silent
+            counts.rejected = pipeline.output.counts.rejected
+            pipeline.output.counts = BatchCounts()
+            metrics.record(counts, commit: end - start)
+            if end - sampled >= .seconds(1) { sample(at: end) }
+            logger.trace("committed", metadata: ["events": "\(counts.events)"])
             return replies
         } catch {
             // Nothing of this transaction was kept: tell each line so, and the client resends it.
@@ -108,9 +125,17 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
             // here too (a second rollback is harmless), and take back the ledger's changes.
             log.rollback()
             pipeline.rolledBack()
+            pipeline.output.counts = BatchCounts()
+            metrics.notSaved(lineCount)
             logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
             return replies
         }
+    }
+
+    /// The state's sizes into the metrics' gauges.
+    private func sample(at now: ContinuousClock.Instant) {
+        sampled = now
+        metrics.held(HeldState(answers: log.heldAnswers, deliveries: pipeline.engine.engine.ledger.count, fileBytes: log.fileBytes))
     }
 
     /// A wake with no work: the clock alone may confirm exits and fire dwells.

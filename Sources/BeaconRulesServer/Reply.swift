@@ -7,22 +7,28 @@ import Darwin
 
 /// The reply lines of SPEC section 5, written straight into bytes.
 package enum Reply {
+    /// How many records a reply carried, and how many of them were silent.
+    package typealias RecordCount = (records: Int, silent: Int)
+
     /// `{"ok":true,"event":ID,"records":[...]}` from the records as stored: JSON lines, each ending in `\n`.
-    package static func accepted(event id: String, records: [UInt8], into w: inout JSONWriter) {
+    @discardableResult
+    package static func accepted(event id: String, records: [UInt8], into w: inout JSONWriter) -> RecordCount {
         opening(event: id, into: &w)
-        array(of: records, into: &w)
+        let count = array(of: records, into: &w)
         w.raw("}\n")
+        return count
     }
 
     /// `accepted` for records as the engine wrote them, referenced runs included: each run is
     /// copied once, straight into the reply.
-    static func accepted(event id: String, written records: JSONWriter, into w: inout JSONWriter) {
+    static func accepted(event id: String, written records: JSONWriter, into w: inout JSONWriter) -> RecordCount {
         opening(event: id, into: &w)
         w.bytes.append(0x5B)  // [
         let start = w.bytes.count
         records.forEachSegment { w.bytes.append(contentsOf: $0) }
-        closeArray(from: start, into: &w)
+        let count = closeArray(from: start, into: &w)
         w.raw("}\n")
+        return count
     }
 
     private static func opening(event id: String, into w: inout JSONWriter) {
@@ -32,32 +38,42 @@ package enum Reply {
     }
 
     /// JSON lines (each ending in `\n`) as a JSON array.
-    package static func array(of records: [UInt8], into w: inout JSONWriter) {
+    @discardableResult
+    package static func array(of records: [UInt8], into w: inout JSONWriter) -> RecordCount {
         w.bytes.append(0x5B)  // [
         let start = w.bytes.count
         w.bytes.append(contentsOf: records)
-        closeArray(from: start, into: &w)
+        return closeArray(from: start, into: &w)
     }
 
     /// Turns the JSON lines appended from `start` on into the items of the array opened just
     /// before: each line's `\n` becomes the comma after it, the last one the closing bracket.
-    /// Records never hold a raw newline (JSON escapes it), so each `\n` ends one record.
-    private static func closeArray(from start: Int, into w: inout JSONWriter) {
+    /// Records never hold a raw newline (JSON escapes it), so each `\n` ends one record. Counts
+    /// the records on the way (the metrics' records by kind): a record starting
+    /// `{"kind":"s` is silent.
+    private static func closeArray(from start: Int, into w: inout JSONWriter) -> RecordCount {
         guard w.bytes.count > start else {
             w.bytes.append(0x5D)  // ]
-            return
+            return (0, 0)
         }
-        w.bytes.withUnsafeMutableBufferPointer { all in
+        return w.bytes.withUnsafeMutableBufferPointer { all in
             let base = all.baseAddress!
             var at = start
+            var count: RecordCount = (0, 0)
             while at < all.count, let hit = memchr(base + at, 0x0A, all.count - at) {
                 let newline = UnsafeMutableRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+                count.records += 1
+                if newline - at > silentKind && base[at + silentKind] == 0x73 && base[at + 2] == 0x6B { count.silent += 1 }  // s, k
                 base[newline] = 0x2C  // ,
                 at = newline + 1
             }
             base[all.count - 1] = 0x5D  // ]
+            return count
         }
     }
+
+    /// Where a record's kind starts: `{"kind":"` is nine bytes.
+    private static let silentKind = 9
 
     /// `{"ok":true,"outbox":[{"seq":N,"records":[...]},...],"next":M}`: records that fired on the
     /// clock; ask again with `"after":M` for the ones after these.

@@ -8,6 +8,8 @@ struct ReplyOutput: LineOutput {
     var records: JSONWriter
     /// The replies of the lines applied since the owner last took them.
     var replies = JSONWriter(capacity: 1 << 16)
+    /// Records and rejections since the owner last took them (for the metrics).
+    var counts = BatchCounts()
     let logger: Logger
 
     /// `collectsReferences`: the log keeps references, so record tails of 32 bytes and more are
@@ -20,16 +22,21 @@ struct ReplyOutput: LineOutput {
     }
 
     mutating func accepted(event id: @autoclosure () -> String) {
-        Reply.accepted(event: id(), written: records, into: &replies)
+        let count = Reply.accepted(event: id(), written: records, into: &replies)
+        counts.records &+= count.records
+        counts.silent &+= count.silent
         records.removeAll()
     }
 
     mutating func answered(event id: String, records answer: [UInt8]) {
-        Reply.accepted(event: id, records: answer, into: &replies)
+        let count = Reply.accepted(event: id, records: answer, into: &replies)
+        counts.records &+= count.records
+        counts.silent &+= count.silent
     }
 
     mutating func rejected(line: Int, message: String) {
         records.removeAll()
+        counts.rejected += 1
         Reply.rejected(line: line, message: message, into: &replies)
     }
 

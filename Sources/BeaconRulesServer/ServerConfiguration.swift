@@ -1,4 +1,5 @@
 public import BeaconRules
+public import CoreMetrics
 import NIOCore
 
 /// Where `serve` listens, and the limits it keeps per connection.
@@ -18,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     /// The presence layer's settings. Sightings always go through it; given enter/exit events only
     /// with `flickerControl` (off by default here, so plain streams are answered as before).
     public var presence: PresenceSettings = ServerConfiguration.plainPresence
+    /// Where the server's metrics go (`beaconrules_events_total` and the others of
+    /// docs/serve.md#metrics); by default nowhere.
+    public var metrics: any MetricsFactory = NOOPMetricsHandler.instance
 
     /// Presence settings with flicker control off.
     public static var plainPresence: PresenceSettings {

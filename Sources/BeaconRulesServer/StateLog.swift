@@ -10,6 +10,12 @@ public protocol StateLog: AnyObject, AnswerLog {
     func commit() throws(StoreError)
     func rollback()
     func close()
+    /// Answered events the log holds (the metrics' `beaconrules_answers_held`).
+    var heldAnswers: Int { get }
+    /// The state file's size with its write-ahead log, or nil in memory.
+    var fileBytes: Int? { get }
 }
 
-extension SQLiteStateStore: StateLog {}
+extension SQLiteStateStore: StateLog {
+    public var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
+}

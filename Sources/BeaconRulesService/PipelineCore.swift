@@ -13,6 +13,8 @@ protocol ServiceCore: AnyObject {
     func reload(_ catalog: RulesCatalog)
     func explain(_ event: BeaconEvent) -> [Explanation]
     func close()
+    /// How much the state holds (for the metrics).
+    func held() -> HeldState
 }
 
 final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
@@ -58,5 +60,9 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
 
     func close() {
         pipeline.log.close()
+    }
+
+    func held() -> HeldState {
+        HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.count, fileBytes: pipeline.log.fileBytes)
     }
 }

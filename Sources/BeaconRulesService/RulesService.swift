@@ -21,7 +21,9 @@ public import ServiceLifecycle
 public actor RulesService: Service {
     private let core: any ServiceCore
     private let logger: Logger
-    private let metrics: ServiceMetrics
+    private let metrics: ServeMetrics
+    /// When the state's sizes were last sampled for the metrics (at most once a second).
+    private var sampled = ContinuousClock.now - .seconds(2)
     /// What is loaded now, with its warnings.
     public private(set) var catalog: RulesCatalog
     private var closed = false
@@ -30,8 +32,10 @@ public actor RulesService: Service {
     /// CLI prints them) and opens the state. Warnings are logged. `presence`: nil takes
     /// `defaultPresence(for:)`. Metrics (`serve`'s names: `beaconrules_events_total`,
     /// `beaconrules_records_total`, `beaconrules_lines_rejected_total`,
-    /// `beaconrules_commit_seconds`, `beaconrules_reloads_total`) go to `metrics`, by default the
-    /// factory the application bootstrapped.
+    /// `beaconrules_commit_seconds`, `beaconrules_batch_lines`, `beaconrules_answers_held`,
+    /// `beaconrules_deliveries_held`, `beaconrules_state_file_bytes`,
+    /// `beaconrules_reloads_total`) go to `metrics`, by default the factory the application
+    /// bootstrapped.
     public init(
         campaigns: [CampaignSource], locales: LocaleSource, state: StateStorage = .inMemory,
         presence: PresenceSettings? = nil, logger: Logger = Logger(label: "beaconrules"),
@@ -56,7 +60,7 @@ public actor RulesService: Service {
         }
         self.catalog = catalog
         self.logger = logger
-        self.metrics = ServiceMetrics(factory: metrics)
+        self.metrics = ServeMetrics(factory: metrics)
         logger.info("campaigns loaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
     }
 
@@ -109,7 +113,7 @@ public actor RulesService: Service {
             case .failure(let error): rejected[index] = error.description
             }
         }
-        if !rejected.isEmpty { metrics.invalidLines.increment(by: rejected.count) }
+        metrics.invalid(rejected.count)
         let outcomes = try apply(inputs)
         var results: [LineOutcome] = []
         var next = 0
@@ -157,7 +161,12 @@ public actor RulesService: Service {
     /// Loads new campaigns and locales and swaps them in between two calls: the suppression
     /// state, the delivery ledger and presence carry on. On an error the loaded set stays.
     public func reload(campaigns: [CampaignSource], locales: LocaleSource) throws {
-        reload(try RulesCatalog(campaigns: campaigns, locales: locales))
+        let catalog: RulesCatalog
+        do { catalog = try RulesCatalog(campaigns: campaigns, locales: locales) } catch {
+            metrics.reloaded(false)
+            throw error
+        }
+        reload(catalog)
     }
 
     /// Swaps in a catalog already loaded.
@@ -165,7 +174,7 @@ public actor RulesService: Service {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         core.reload(catalog)
         self.catalog = catalog
-        metrics.reloads.increment()
+        metrics.reloaded(true)
         logger.info("campaigns reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
     }
 
@@ -176,6 +185,10 @@ public actor RulesService: Service {
         try? await gracefulShutdown()
         close()
     }
+
+    /// Ready for work (`beaconrules http`'s `/ready`): the campaigns are loaded and the state is
+    /// open.
+    public var isReady: Bool { !closed && !catalog.campaigns.campaigns.isEmpty }
 
     /// Closes the state file (also done when the service stops through `run`).
     public func close() {
@@ -189,7 +202,7 @@ public actor RulesService: Service {
         guard !closed else { throw LineRejected(message: "the service is closed") }
         let output: ServiceOutput
         do { output = try core.apply(lines) } catch {
-            metrics.stateNotSaved.increment(by: lines.count)
+            metrics.notSaved(lines.count)
             logger.error("state not saved; \(lines.count) lines refused", metadata: ["error": "\(error)"])
             throw error
         }
@@ -201,27 +214,29 @@ public actor RulesService: Service {
         return output.outcomes
     }
 
-    /// The call's counts, once per call.
+    /// The call's counts, once per call, under `serve`'s names (`ServeMetrics`).
     private func record(_ output: ServiceOutput, for lines: [(input: InputLine, identified: Bool)]) {
-        var events = 0, notifications = 0, silent = 0, responses = 0, presence = 0
+        var counts = BatchCounts()
+        counts.lines = lines.count
         for (line, outcome) in zip(lines, output.outcomes) {
-            if case .beacon = line.input { events += 1 }
+            if case .beacon = line.input { counts.events += 1 }
             switch outcome {
             case .accepted(_, let bytes):
                 // Each record starts with its kind: {"kind":"silent",... or {"kind":"notification",...
                 for record in bytes.split(separator: 0x0A) {
-                    if record.starts(with: Self.silentPrefix) { silent += 1 } else { notifications += 1 }
+                    counts.records += 1
+                    if record.starts(with: Self.silentPrefix) { counts.silent += 1 }
                 }
             case .rejected:
-                if case .response = line.input { responses += 1 } else { presence += 1 }
+                counts.rejected += 1
             }
         }
-        if events > 0 { metrics.events.increment(by: events) }
-        if notifications > 0 { metrics.notifications.increment(by: notifications) }
-        if silent > 0 { metrics.silent.increment(by: silent) }
-        if responses > 0 { metrics.rejectedResponses.increment(by: responses) }
-        if presence > 0 { metrics.rejectedPresence.increment(by: presence) }
-        metrics.commit.recordNanoseconds(output.commitDuration.components.seconds * 1_000_000_000 + output.commitDuration.components.attoseconds / 1_000_000_000)
+        metrics.record(counts, commit: output.commitDuration)
+        let now = ContinuousClock.now
+        if now - sampled >= .seconds(1) {
+            sampled = now
+            metrics.held(core.held())
+        }
     }
 
     private static let silentPrefix = Array(#"{"kind":"silent""#.utf8)

@@ -24,6 +24,11 @@ public final class SQLiteStateStore: SuppressionStore {
     /// one, no more SQL runs until then: SQLite may already have rolled the transaction back on its
     /// own (a full disk does), and later writes would then each commit by themselves.
     private var failure: StoreError?
+    /// Answered events in the file: counted once at open, then kept up to date by `remember`,
+    /// `commit` and `rollback` (the metrics read it once a second; a count(*) would scan the table).
+    public private(set) var heldAnswers = 0
+    /// Answers remembered in the open transaction, added to `heldAnswers` when it commits.
+    private var pendingAnswers = 0
 
     /// 'BRST' in the SQLite header: tells a state file from any other SQLite database.
     static let applicationID: Int64 = 0x4252_5354
@@ -54,6 +59,7 @@ public final class SQLiteStateStore: SuppressionStore {
             "INSERT INTO firing (device, campaign, time) VALUES (?1, ?2, ?3) ON CONFLICT (device, campaign) DO UPDATE SET time = excluded.time")
         selectAnswer = try db.prepare("SELECT records FROM answered WHERE event = ?1")
         insertAnswer = try db.prepare("INSERT INTO answered (event, records) VALUES (?1, ?2)")
+        heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
     }
 
     deinit { close() }
@@ -107,6 +113,7 @@ public final class SQLiteStateStore: SuppressionStore {
         try db.execute("BEGIN IMMEDIATE")
         inTransaction = true
         failure = nil
+        pendingAnswers = 0
     }
 
     /// Makes every change since `begin()` durable. On any failure in the transaction, nothing of
@@ -124,6 +131,8 @@ public final class SQLiteStateStore: SuppressionStore {
             throw error
         }
         inTransaction = false
+        heldAnswers += pendingAnswers
+        pendingAnswers = 0
     }
 
     /// Forgets every change since `begin()`.
@@ -131,6 +140,7 @@ public final class SQLiteStateStore: SuppressionStore {
         try? db.execute("ROLLBACK")
         inTransaction = false
         failure = nil
+        pendingAnswers = 0
     }
 
     private func note(_ error: StoreError) {
@@ -185,7 +195,10 @@ public final class SQLiteStateStore: SuppressionStore {
         defer { insertAnswer.reset() }
         insertAnswer.bind(1, id)
         records.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
-        do { _ = try insertAnswer.step() } catch { note(error) }
+        do {
+            _ = try insertAnswer.step()
+            if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
+        } catch { note(error) }
     }
 
     /// Lets the file grow by at most `pages` more pages; past that every write fails as on a full

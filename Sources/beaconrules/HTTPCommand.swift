@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconRulesHTTP
 import BeaconRulesServer
 import BeaconRulesService
+import CoreMetrics
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -43,13 +44,18 @@ struct HTTPCommand: AsyncParsableCommand {
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `serve --state` and `replay --state`); default: in memory, lost at exit.", valueName: "file"))
     var stateFile: String?
 
+    @OptionGroup var metricsOptions: MetricsOptions
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
     func run() async throws {
         signal(SIGHUP, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
-        do { try ServerConfiguration(host: host, port: port, allowRemote: allowRemote).validate() } catch {
+        do {
+            try ServerConfiguration(host: host, port: port, allowRemote: allowRemote).validate()
+            try metricsOptions.validate(allowRemote: allowRemote)
+        } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
@@ -61,11 +67,13 @@ struct HTTPCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "beaconrules.http")
         let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
+        let metrics = metricsOptions.endpoint()
         let rules: RulesService
         do {
             rules = try RulesService(
                 catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateFile.map { .sqlite(path: $0) } ?? .inMemory,
-                presence: try presenceOptions.settings(campaigns: campaigns), logger: logger)
+                presence: try presenceOptions.settings(campaigns: campaigns), logger: logger,
+                metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
@@ -76,8 +84,10 @@ struct HTTPCommand: AsyncParsableCommand {
             OutputSink(fd: 1).write(Array("listening on \(host):\(port)\n".utf8))
         }
         let catalog = self.catalog
+        // The metrics port first: the group stops services in reverse order.
+        let metricsPort = metrics.map { [metricsOptions.service($0, logger: logger) { await rules.isReady }] } ?? []
         let group = ServiceGroupConfiguration(
-            services: [
+            services: metricsPort + [
                 .init(service: app),
                 .init(service: RulesReloader(rules: rules, catalog: catalog, logger: logger), successTerminationBehavior: .ignore),
             ],

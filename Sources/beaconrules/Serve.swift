@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesHTTP
 import BeaconRulesServer
 import BeaconRulesStore
 import Logging
@@ -45,6 +46,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("format"), help: ArgumentHelp("Records in replies: `records` (SPEC section 3) or `apns` (APNs payloads).", valueName: "format"))
     var format: OutputFormat = .records
 
+    @OptionGroup var metricsOptions: MetricsOptions
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
@@ -63,7 +66,10 @@ struct Serve: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         var configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
         configuration.format = format
-        do { try configuration.validate() } catch {
+        do {
+            try configuration.validate()
+            try metricsOptions.validate(allowRemote: allowRemote)
+        } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
@@ -80,6 +86,8 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         configuration.presence = try presenceOptions.settings(campaigns: campaigns)
+        let metrics = metricsOptions.endpoint()
+        if let metrics { configuration.metrics = metrics.factory }
         let listening = configuration
         let store: SQLiteStateStore?
         do {
@@ -96,8 +104,11 @@ struct Serve: AsyncParsableCommand {
                 // Tests and scripts read the port from here when --port is 0.
                 OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
             })
+        // The metrics port first: the group stops services in reverse order, so it answers
+        // (`/ready` with 503) until the server has stopped.
+        let metricsPort = metrics.map { [metricsOptions.service($0, logger: logger) { await server.isReady }] } ?? []
         var group = ServiceGroupConfiguration(
-            services: [
+            services: metricsPort + [
                 .init(service: server),
                 .init(service: HangupReloader(server: server), successTerminationBehavior: .ignore),
             ],

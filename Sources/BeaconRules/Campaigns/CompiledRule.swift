@@ -1,26 +1,26 @@
 /// A campaign's matching rules flattened into plain values, so that the hot loop over candidates
 /// copies no strings or arrays (no reference counting) and touches one small struct each.
-public struct CompiledRule: Sendable {
+struct CompiledRule: Sendable {
     /// Dense index of the campaign's `CampaignID` (actions sharing an eid share it).
-    public var idSlot: Int32
+    var idSlot: Int32
     /// Position of the eid as written among all eids, compared byte by byte: records of one event sort by it.
-    public var rank: Int32
+    var rank: Int32
     /// Bit 0: enter, bit 1: exit.
-    public var triggerMask: UInt8
+    var triggerMask: UInt8
     /// `sendOnlyOnce`, or `suppressionTime: 0`.
-    public var onceOnly: Bool
+    var onceOnly: Bool
     /// Type 4: a silent record.
-    public var isSilent: Bool
+    var isSilent: Bool
     /// Suppression interval in ms, 0 for none.
-    public var interval: Int64
-    public var delay: Int64
+    var interval: Int64
+    var delay: Int64
     /// `Int64.min` when absent.
-    public var deliverAt: Int64
+    var deliverAt: Int64
     /// Where this rule's timeframes start in `CampaignSet.frameBounds` (start, end pairs) and how many.
-    public var framesStart: Int32
-    public var framesCount: Int32
+    var framesStart: Int32
+    var framesCount: Int32
     /// `dwell` in ms, 0 for none: the enter side answers only dwell events of exactly this length.
-    public var dwell: Int64 = 0
+    var dwell: Int64 = 0
 
     static func bit(_ kind: EventKind) -> UInt8 { kind == .enter ? 1 : 2 }
 }

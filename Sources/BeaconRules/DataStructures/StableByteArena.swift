@@ -4,6 +4,11 @@
 ///
 /// Bytes live in chunks of 4 MiB (a larger run gets a chunk of its own); nothing is freed before
 /// the arena is. Copies of the owning engine share one arena (append-only, one owner thread).
+///
+/// `@unchecked Sendable`: the engine that owns it is sent to its owner thread (or event loop) and
+/// used only there; `store` and `withChunks` run on that one thread, never concurrently. What
+/// other threads may read are the bytes behind `JSONWriter.Reference`s, which are never written
+/// again once stored (see there).
 final class StableByteArena: @unchecked Sendable {
     /// Where stored bytes are: the chunk (in store order), the offset in it, the length. Each
     /// part fits 32 bits, checked where a reference is made (`store`).

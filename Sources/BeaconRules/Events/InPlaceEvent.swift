@@ -5,22 +5,23 @@ import Synchronization
 /// compares and copies the bytes, so no field of the line becomes a `String`.
 ///
 /// Its bytes belong to someone else (a batch, or `with`'s strings) and are valid only as long as
-/// the owner says.
+/// the owner says: the pointers are `package`, and a user of the library reads the event through
+/// `event`, `kind`, `beacon`, `time` and `localeText`.
 public struct InPlaceEvent {
-    public var id: UnsafeBufferPointer<UInt8>
-    public var device: UnsafeBufferPointer<UInt8>
+    package var id: UnsafeBufferPointer<UInt8>
+    package var device: UnsafeBufferPointer<UInt8>
     public var kind: EventKind
     public var beacon: BeaconID
     public var time: Timestamp
     /// nil when the event names no locale.
-    public var locale: UnsafeBufferPointer<UInt8>?
+    package var locale: UnsafeBufferPointer<UInt8>?
     /// The beacon's pid and the time as a record writes them, when the line had them so (the
     /// record's head copies them), else nil (the head formats them).
-    public var pidText: UnsafeBufferPointer<UInt8>? = nil
-    public var timeText: UnsafeBufferPointer<UInt8>? = nil
+    package var pidText: UnsafeBufferPointer<UInt8>? = nil
+    package var timeText: UnsafeBufferPointer<UInt8>? = nil
     /// The id and device are known to need no escapes in JSON (plain ASCII with no quote,
     /// backslash or control byte, as the usual layout's strings are); false: not known.
-    public var isPlain = false
+    package var isPlain = false
 
     /// The event with `String`s, for the paths that keep or show its fields (rare on the hot path:
     /// a record tail rendered for the first time).

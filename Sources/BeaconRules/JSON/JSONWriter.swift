@@ -3,23 +3,28 @@ public struct JSONWriter: Sendable {
     public var bytes: [UInt8]
     /// Runs of bytes kept elsewhere, written between `bytes[..<at]` and the rest (in `at` order).
     /// Empty unless `collectsReferences` is on.
-    public var references: [Reference] = []
+    @usableFromInline package var references: [Reference] = []
     /// On: `appendStable` records long runs as references instead of copying them. Only for a
     /// writer that is written out whole (`forEachSegment`) while the engine that filled it lives,
     /// and never sliced: `bytes` alone is then not the output.
-    public var collectsReferences = false
+    package var collectsReferences = false
     /// The shortest run `appendStable` references (shorter ones are copied): for output written
     /// with `writev`, a reference costs a vector; for a log that keeps them, 16 bytes.
-    public var shortestReference = 256
+    package var shortestReference = 256
     /// The bytes of all `references`.
-    public private(set) var referencedCount = 0
+    package private(set) var referencedCount = 0
 
     /// Bytes that are kept by their owner for good (the engine's record tails) and need not be
     /// copied: `start` stays valid while that owner lives.
-    public struct Reference: @unchecked Sendable {
-        public var at: Int
-        public var start: UnsafePointer<UInt8>
-        public var count: Int
+    ///
+    /// `@unchecked Sendable`: `start` points into a `StableByteArena`, whose bytes are written
+    /// once, before any reference to them is made, and never written again or moved; reading
+    /// immutable bytes from any thread is safe. (That the arena outlives the reference is the
+    /// collecting writer's rule above, on every thread alike.)
+    @usableFromInline package struct Reference: @unchecked Sendable {
+        @usableFromInline package var at: Int
+        @usableFromInline package var start: UnsafePointer<UInt8>
+        @usableFromInline package var count: Int
     }
 
     /// All the output: `bytes` and the referenced runs.
@@ -34,7 +39,7 @@ public struct JSONWriter: Sendable {
     /// Appends bytes that stay where they are while the writer is in use: referenced when the
     /// writer collects references and the run is long enough to be worth it, else copied.
     @inline(__always)
-    public mutating func appendStable(_ run: UnsafeBufferPointer<UInt8>) {
+    package mutating func appendStable(_ run: UnsafeBufferPointer<UInt8>) {
         if refers(run) {
             appendReference(at: bytes.count, run)
         } else {
@@ -44,12 +49,12 @@ public struct JSONWriter: Sendable {
 
     /// Whether `appendStable` would reference `run` rather than copy it.
     @inline(__always)
-    public func refers(_ run: UnsafeBufferPointer<UInt8>) -> Bool { collectsReferences && run.count >= shortestReference }
+    package func refers(_ run: UnsafeBufferPointer<UInt8>) -> Bool { collectsReferences && run.count >= shortestReference }
 
     /// Records `run` (stable, see `appendStable`) as written at `at`, a position in `bytes` not
     /// before any earlier reference's: for a caller that appends the bytes around it at once.
     @inline(__always)
-    public mutating func appendReference(at: Int, _ run: UnsafeBufferPointer<UInt8>) {
+    package mutating func appendReference(at: Int, _ run: UnsafeBufferPointer<UInt8>) {
         references.append(Reference(at: at, start: run.baseAddress!, count: run.count))
         referencedCount += run.count
     }

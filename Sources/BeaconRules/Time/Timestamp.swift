@@ -252,12 +252,12 @@ extension Timestamp {
 
 /// The date of the last `...Z` time read (`Timestamp.parseCanonicalUTC(_:dates:)`): its first ten
 /// bytes as two words, and its days since 1970. Empty, it matches no date.
-public struct UTCDateCache: Sendable {
+struct UTCDateCache: Sendable {
     var yearMonth: UInt64 = 0
     var day: UInt64 = .max
     var days: Int64 = 0
 
-    public init() {}
+    init() {}
 
     init(yearMonth: UInt64, day: UInt64, days: Int64) {
         self.yearMonth = yearMonth

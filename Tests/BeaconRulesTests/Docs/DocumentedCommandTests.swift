@@ -26,6 +26,8 @@ struct DocumentedCommandTests {
         ("scripts/decision-floor.sh", "a benchmark, run by hand"),
         ("scripts/jobs-benchmark.sh", "a benchmark, run by hand"),
         ("scripts/output-heavy.sh", "a benchmark, run by hand"),
+        ("scripts/callgrind-per-event.sh", "a benchmark, run by hand"),
+        ("scripts/docs.sh", "the DocC archive, run by hand (swift test holds the build folder's lock)"),
     ]
 
     @Test("every command of the document prints what the document shows", arguments: documents)
@@ -59,6 +61,9 @@ struct DocumentedCommandTests {
                     text = text.replacingOccurrences(of: documented, with: String(running.process.port))
                     shown = shown?.map { $0.replacingOccurrences(of: documented, with: String(running.process.port)) }
                 }
+                if let metrics = running.process.metrics {
+                    text = text.replacingOccurrences(of: String(metrics.documented), with: String(metrics.port))
+                }
             }
             if Self.isServer(text) {
                 let background = text.hasSuffix(" &")
@@ -69,7 +74,10 @@ struct DocumentedCommandTests {
                 }
                 if let shown {
                     let defaultPort = text.hasPrefix("beaconrules http") ? ":7780" : ":7700"
-                    let actual = [started.listeningLine.replacingOccurrences(of: ":\(started.port)", with: defaultPort)]
+                    var actual = [started.listeningLine.replacingOccurrences(of: ":\(started.port)", with: defaultPort)]
+                    if let metrics = started.metrics {
+                        actual.append(metrics.line.replacingOccurrences(of: ":\(metrics.port)", with: ":\(metrics.documented)"))
+                    }
                     #expect(DocumentedCommand.matches(shown: shown, actual: actual), "\(command): printed \(actual)")
                 }
                 if background && command.kind == .console {
@@ -184,17 +192,24 @@ final class DocumentedServer {
     let process: Process
     let port: Int
     let listeningLine: String
+    /// With `--metrics-port N`: its `metrics on HOST:PORT` line, the port bound and N.
+    let metrics: (line: String, port: Int, documented: Int)?
     private let scratch: String
 
-    private init(process: Process, port: Int, listeningLine: String, scratch: String) {
+    private init(process: Process, port: Int, listeningLine: String, metrics: (line: String, port: Int, documented: Int)?, scratch: String) {
         self.process = process
         self.port = port
         self.listeningLine = listeningLine
+        self.metrics = metrics
         self.scratch = scratch
     }
 
     /// Starts `text` with `--port 0` and waits, at most 30 s, for its `listening on HOST:PORT` line.
+    /// A `--metrics-port N` is started as `--metrics-port 0`, and its `metrics on` line waited for too.
     static func start(_ text: String) throws -> DocumentedServer? {
+        var text = text
+        let documentedMetrics = text.firstMatch(of: /--metrics-port (\d+)/).flatMap { Int($0.output.1) }
+        if let documentedMetrics { text = text.replacingOccurrences(of: "--metrics-port \(documentedMetrics)", with: "--metrics-port 0") }
         let scratch = Paths.temporaryDirectory()
         let outPath = scratch + "/output"
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -210,9 +225,21 @@ final class DocumentedServer {
         try process.run()
         for _ in 0..<1500 where process.isRunning {
             let printed = Paths.read(outPath).split(separator: "\n")
-            if let line = printed.first(where: { $0.hasPrefix("listening on ") }),
-               let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
-                return DocumentedServer(process: process, port: port, listeningLine: String(line), scratch: scratch)
+            func port(_ prefix: String) -> (String, Int)? {
+                guard let line = printed.first(where: { $0.hasPrefix(prefix) }),
+                      let port = line.split(separator: ":").last.flatMap({ Int($0) }) else { return nil }
+                return (String(line), port)
+            }
+            if let (line, listening) = port("listening on ") {
+                if let documentedMetrics {
+                    guard let (metricsLine, metricsPort) = port("metrics on ") else {
+                        usleep(20_000)
+                        continue
+                    }
+                    return DocumentedServer(process: process, port: listening, listeningLine: line,
+                                            metrics: (metricsLine, metricsPort, documentedMetrics), scratch: scratch)
+                }
+                return DocumentedServer(process: process, port: listening, listeningLine: line, metrics: nil, scratch: scratch)
             }
             usleep(20_000)
         }

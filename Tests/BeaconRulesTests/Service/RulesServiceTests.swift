@@ -179,7 +179,7 @@ struct ServiceMetricsTests {
         #expect(try metrics.expectCounter("beaconrules_records_total", [("kind", "silent")]).totalValue == Int64(silent))
         #expect(try metrics.expectCounter("beaconrules_records_total", [("kind", "notification")]).totalValue == Int64(39 - silent))
         #expect(try metrics.expectCounter("beaconrules_lines_rejected_total", [("reason", "invalid_line")]).totalValue == 1)
-        #expect(try metrics.expectCounter("beaconrules_lines_rejected_total", [("reason", "response")]).totalValue == 1)
+        #expect(try metrics.expectCounter("beaconrules_lines_rejected_total", [("reason", "refused")]).totalValue == 1)
         #expect(try metrics.expectCounter("beaconrules_reloads_total", [("result", "ok")]).totalValue == 1)
         #expect(try metrics.expectTimer("beaconrules_commit_seconds").values.count == 2)
     }

@@ -83,6 +83,21 @@ final class ServerProcess: Sendable {
 
     var log: String { String(decoding: stderr.get(), as: UTF8.self) }
 
+    /// The port of the stdout line `PREFIX HOST:PORT` (`metrics on 127.0.0.1:40123`), waiting at
+    /// most 30 s for it.
+    func printedPort(_ prefix: String) async -> Int? {
+        for _ in 0..<1500 {
+            let text = String(decoding: stdout.get(), as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix + " ") }),
+               let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
+                return port
+            }
+            if !process.isRunning { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
     /// Waits, at most `seconds`, until the log holds `text` `count` times.
     func waitForLog(_ text: String, count: Int = 1, seconds: Double = 30) async -> Bool {
         for _ in 0..<Int(seconds * 50) {

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// A backend pins this package by version (`.package(url:from:)`): SwiftPM refuses that for a
+/// package whose products' targets carry unsafe flags, so no target may, as a dependency sees the
+/// manifest (without `BEACONRULES_CROSS_MODULE_OPTIMIZATION`, which only this repository's own
+/// benchmark builds set).
+@Suite("Package.swift: a dependency a backend can pin by version")
+struct ManifestTests {
+    @Test func noTargetCarriesUnsafeFlags() throws {
+        let manifest = try Self.dumpPackage()
+        let targets = try #require(manifest["targets"] as? [[String: Any]])
+        #expect(targets.count > 10)
+        for target in targets {
+            let settings = target["settings"] as? [[String: Any]] ?? []
+            let unsafe = settings.filter { setting in
+                (setting["kind"] as? [String: Any])?["unsafeFlags"] != nil
+            }
+            #expect(unsafe.isEmpty, "target \(target["name"] ?? "?") carries unsafe flags: \(unsafe)")
+        }
+    }
+
+    /// `swift package dump-package`: the manifest as SwiftPM reads it, in JSON. With a scratch
+    /// path of its own: under `swift test`, `.build` is locked by the test command itself.
+    static func dumpPackage() throws -> [String: Any] {
+        let scratch = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "--disable-sandbox", "--scratch-path", scratch, "dump-package"]
+        process.currentDirectoryURL = Paths.root
+        var environment = ProcessInfo.processInfo.environment
+        environment["BEACONRULES_CROSS_MODULE_OPTIMIZATION"] = nil
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+}

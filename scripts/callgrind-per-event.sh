@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Instructions per warm event of `replay` on the benchmark workload (docs/performance.md): a
+# callgrind run over the first 500,000 events minus one over the first 400,000, divided by
+# 100,000, with SWIFT_DETERMINISTIC_HASHING=1; and the md5 of the whole million's records.
+# Usage: scripts/callgrind-per-event.sh [BINARY]   (default .build/release/beaconrules)
+# The workload is the one scripts/bench.sh generates (WORK, default .build/bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=${1:-.build/release/beaconrules}
+work=${WORK:-.build/bench}
+[ -f "$work/events.jsonl" ] || { echo "no workload in $work: run scripts/bench.sh first" >&2; exit 2; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# valgrind cannot read this toolchain's debug info.
+strip --strip-debug -o "$scratch/beaconrules" "$binary"
+head -n 400000 "$work/events.jsonl" > "$scratch/400000.jsonl"
+head -n 500000 "$work/events.jsonl" > "$scratch/500000.jsonl"
+declare -A collected
+for n in 400000 500000; do
+  SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$scratch/callgrind.$n" \
+    "$scratch/beaconrules" replay "$scratch/$n.jsonl" --campaigns "$work/campaigns" --locales Locales \
+    > /dev/null 2> "$scratch/valgrind.$n"
+  collected[$n]=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$scratch/valgrind.$n")
+  echo "first $n events: ${collected[$n]} instructions"
+done
+echo "per warm event: $(( (collected[500000] - collected[400000]) / 100 )) instructions / 1000 events"
+"$binary" replay "$work/events.jsonl" --campaigns "$work/campaigns" --locales Locales > "$scratch/records"
+echo "records of the million: $(md5sum < "$scratch/records" | cut -d' ' -f1), $(wc -l < "$scratch/records") records"
