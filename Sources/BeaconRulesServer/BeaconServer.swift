@@ -44,9 +44,9 @@ public actor BeaconServer: Service {
         self.configuration = configuration
         connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
         if let store {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, logger: logger)
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger)
         } else {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, logger: logger)
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger)
         }
         self.loadCatalog = loadCatalog
         self.logger = logger

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     /// The presence layer's settings. Sightings always go through it; given enter/exit events only
     /// with `flickerControl` (off by default here, so plain streams are answered as before).
     public var presence: PresenceSettings = ServerConfiguration.plainPresence
+    /// How long answers, suppression state and deliveries are remembered (SPEC section 5).
+    public var retention: Retention = .default
 
     /// Presence settings with flicker control off.
     public static var plainPresence: PresenceSettings {

@@ -23,6 +23,8 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var presenceOptions: PresenceOptions
 
+    @OptionGroup var retentionOptions: RetentionOptions
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve` (default: in memory).", valueName: "file"))
     var stateFile: String?
 
@@ -58,7 +60,7 @@ struct Replay: ParsableCommand {
             let pipeline = LinePipeline(
                 engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
                 log: store, output: ReplayOutput(collectsReferences: false), format: format,
-                logsPresenceInput: false, refusingResponses: refusal)
+                logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
             // With --no-responses the saved ledger is left where it is: nothing reads it.
             if !noResponses {
                 do { try pipeline.loadLedger() } catch {
@@ -75,7 +77,7 @@ struct Replay: ParsableCommand {
             let pipeline = LinePipeline(
                 engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings),
                 log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
-                logsPresenceInput: false, refusingResponses: refusal)
+                logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
             let outcome = replay(sources, through: pipeline, state: nil)
             keepUntilExit(pipeline)
             try finish(outcome, rejected: pipeline.output.rejectedLines)
@@ -117,6 +119,8 @@ struct Replay: ParsableCommand {
                 try state.commit()
                 try state.begin()
             }
+            // The answer retention counts from when a block was applied, by the wall clock.
+            pipeline.setWallClock(Self.wallClock())
             linesInBlock = 0
             guard stdout.write(pipeline.output.records) else { throw OutputClosed() }
             pipeline.output.records.removeAll()
@@ -130,6 +134,7 @@ struct Replay: ParsableCommand {
             outcome.failure = "cannot save the state: \(error)"
             return outcome
         }
+        pipeline.setWallClock(Self.wallClock())
         defer { state?.rollback() }
         for source in sources {
             let name = source == "-" ? "stdin" : source
@@ -231,6 +236,10 @@ struct Replay: ParsableCommand {
     static let blockLines = 16384
 
     struct OutputClosed: Error {}
+
+    static func wallClock() -> Timestamp {
+        Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
 
     /// Any input line not in the usual layout (the batch has tried that already); `positionalID`:
     /// it had no `id` and is known by `SOURCE:LINE` (not logged).
