@@ -13,7 +13,6 @@ extension DeliveryLedger {
     /// more than `limit` entries from where the last call stopped. Returns how many it forgot.
     /// Their saved lines are noted as removed (`takeChanges`).
     public mutating func forget(windowEndedBy cutoff: Int64, limit: Int) -> Int {
-        catchUp()
         if cutoff >= rotateForgottenAt {
             // Tombstones live between one and two windows: enough to tell a late response from
             // an unknown id, and bounded by the deliveries of two windows.
@@ -24,8 +23,10 @@ extension DeliveryLedger {
             let (next, overflow) = cutoff.addingReportingOverflow(responseWindow)
             rotateForgottenAt = overflow ? Int64.max : next
         }
-        if entries.isEmpty { return 0 }
+        if earliestFired == .max || windowEnd(earliestFired) > cutoff { return 0 }
+        catchUp()
         var i = sweep < entries.count ? sweep : 0
+        if i == 0 { passEarliest = .max }
         var seen = 0, dropped = 0
         while i < entries.count && seen < limit {
             seen += 1
@@ -33,10 +34,17 @@ extension DeliveryLedger {
                 remove(Int32(i))
                 dropped += 1
             } else {
+                passEarliest = min(passEarliest, entries[i].fired)
                 i += 1
             }
         }
-        sweep = i < entries.count ? i : 0
+        if i >= entries.count {
+            // A whole pass: every entry kept (and every delivery since) fired at or after this.
+            earliestFired = passEarliest
+            sweep = 0
+        } else {
+            sweep = i
+        }
         return dropped
     }
 

@@ -71,6 +71,12 @@ public struct DeliveryLedger: Sendable {
     /// goes on in `entries`.
     var rotateForgottenAt = Int64.min
     var sweep = 0
+    /// No delivery fired before this (seconds): until the window after it has passed, `forget`
+    /// has nothing to do and returns at once (without indexing the deliveries waiting). Lowered
+    /// by each delivery, raised when a pass of the sweep has seen every entry.
+    var earliestFired = UInt32.max
+    /// The earliest `fired` seen by the sweep's current pass, and of deliveries since it began.
+    var passEarliest = UInt32.max
     var campaignIDs = Interned<CampaignID>()
     /// The eids as written (the first seen per campaign id), for reports.
     var campaignNames: [String] = []
@@ -274,7 +280,10 @@ public struct DeliveryLedger: Sendable {
     /// and trigger (`setLanguage`) must be noted already.
     @inline(__always)
     mutating func deliverLater(key: UInt64, rule: Int32, locale: UInt32, beacon: UInt32, trigger: EventKind, fireDate: Int64) {
-        unindexed.append(PendingDelivery(key: key, rule: rule, beacon: beacon, locale: locale, trigger: trigger, fired: Self.seconds(fireDate)))
+        let fired = Self.seconds(fireDate)
+        if fired < earliestFired { earliestFired = fired }
+        if fired < passEarliest { passEarliest = fired }
+        unindexed.append(PendingDelivery(key: key, rule: rule, beacon: beacon, locale: locale, trigger: trigger, fired: fired))
     }
 
     /// Remembers a delivered record now (a saved ledger's line); false when the id was delivered
@@ -283,6 +292,8 @@ public struct DeliveryLedger: Sendable {
     mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind, fired: UInt32) -> Bool {
         catchUp()
         guard index[key] == nil else { return false }
+        if fired < earliestFired { earliestFired = fired }
+        if fired < passEarliest { passEarliest = fired }
         let next = Int32(entries.count)
         index[key] = next
         noteChange(next)

@@ -24,6 +24,7 @@ struct DocumentedCommandTests {
         ("scripts/bench.sh", "a benchmark, run by hand; BenchmarkTests run its small version"),
         ("scripts/serve-benchmark.sh", "a benchmark, run by hand"),
         ("scripts/decision-floor.sh", "a benchmark, run by hand"),
+        ("scripts/soak.sh", "a benchmark, run by hand; RetentionTests run its small version in process"),
     ]
 
     @Test("every command of the document prints what the document shows", arguments: documents)

@@ -20,10 +20,10 @@ struct RetentionCommandTests {
     func aBadDurationIsAUsageErrorNamingTheOption(command: String) throws {
         let result = try CommandRunner.run([command, "--response-window", "7 days"])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("--response-window \"7 days\" is not a duration: expected"))
+        #expect(result.stderr.contains("'--response-window <duration>': \"7 days\" is not a duration: expected"))
         let other = try CommandRunner.run([command, "--answer-retention", "0s"])
         #expect(other.status == 2)
-        #expect(other.stderr.contains("--answer-retention \"0s\" is not a duration: expected a duration above zero"))
+        #expect(other.stderr.contains("'--answer-retention <duration>': \"0s\" is not a duration: expected a duration above zero"))
     }
 
     @Test func replayRefusesAResponseAfterTheWindow() throws {
