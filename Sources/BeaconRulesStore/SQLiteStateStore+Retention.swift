@@ -10,15 +10,19 @@ extension SQLiteStateStore {
     /// The oldest `limit` answers and outbox entries, those of them given before `time`.
     public func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         if failure != nil { return 0 }
-        var forgotten = 0
-        for statement in [forgetAnswerStatement, forgetOutboxStatement] {
-            defer { statement.reset() }
-            statement.bind(1, time.milliseconds)
-            statement.bind(2, Int64(min(limit, Int(Int32.max))))
-            _ = try statement.step()
-            forgotten += db.changes
-        }
-        return forgotten
+        let answers = try deleteOldest(forgetAnswerStatement, before: time, limit: limit)
+        return answers + (try deleteOldest(forgetOutboxStatement, before: time, limit: limit))
+    }
+
+    /// Runs one of the `forget…Statement`s; how many rows it deleted.
+    private func deleteOldest(_ statement: SQLiteStatement, before time: Timestamp, limit: Int) throws(StoreError) -> Int {
+        statement.bind(1, time.milliseconds)
+        statement.bind(2, Int64(min(limit, Int(Int32.max))))
+        let result: Result<Bool, StoreError>
+        do { result = .success(try statement.step()) } catch { result = .failure(error) }
+        statement.reset()
+        _ = try result.get()
+        return db.changes
     }
 
     /// The next `limit` rows of `firing` after the last step's, those of them expired deleted.

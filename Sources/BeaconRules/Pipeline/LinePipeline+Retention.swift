@@ -16,7 +16,7 @@ extension LinePipeline {
 
     /// Forgets answers older than the answer retention (wall clock), suppression state that can no
     /// longer change a decision and deliveries past their response window (event time, less the
-    /// lateness allowed), looking at no more than `limit` entries of each kind (by default a
+    /// lateness each allows), looking at no more than `limit` entries of each kind (by default a
     /// step sized to the lines applied since the last call). Inside the caller's transaction.
     /// `limit: .max` forgets all that can go at once (tests).
     public func forgetExpired(limit: Int? = nil) throws {
@@ -27,8 +27,11 @@ extension LinePipeline {
             if !overflow {
                 firingExpiry.cutoff = cutoff
                 _ = engine.engine.store.forgetFirings(firingExpiry, limit: step)
+            }
+            let (responses, late) = newestEventTime.subtractingReportingOverflow(retention.responseLateness)
+            if !late {
                 engine.engine.ledger.responseWindow = retention.responseWindow
-                _ = engine.engine.ledger.forget(windowEndedBy: cutoff, limit: step)
+                _ = engine.engine.ledger.forget(windowEndedBy: responses, limit: step)
             }
         }
         if let wallClock {

@@ -5,26 +5,33 @@
 /// - **answers** (and the outbox) by the wall clock the driver passes in (`setWallClock`),
 ///   counted from when the batch that answered them was applied: a resend within `answers` gets
 ///   the same bytes, after it the id is new;
-/// - **suppression state** by event time: an entry goes once the newest event time seen is
-///   `lateness` past the end of its interval (once-only state stays while its campaign is loaded);
+/// - **suppression state** by event time: an entry goes once the newest event time seen (from any
+///   device) is `lateness` past the end of its interval; once-only state stays while its campaign
+///   is loaded. Events of one device may arrive up to `lateness` behind the newest event time of
+///   the stream and are still decided exactly as if nothing had been forgotten. Generous by
+///   default (7 days): this state grows with devices and campaigns, never with events;
 /// - **deliveries** by event time after the record's `fireDate`: a response later than
 ///   `responseWindow` after it is refused, and the ledger forgets the delivery once the newest event
-///   time seen is `lateness` past the window.
-///
-/// `lateness`: how late (in event time, behind the newest event seen) an event may arrive and
-/// still be decided exactly as if nothing had been forgotten.
+///   time seen is `responseLateness` past the window (a response that arrives later than that is
+///   refused as too late even if its own time was within the window).
 public struct Retention: Sendable, Equatable {
     /// Milliseconds of wall-clock time an answered event is remembered for.
     public var answers: Int64
     /// Milliseconds of event time after a record's `fireDate` in which responses to it are taken.
     public var responseWindow: Int64
-    /// Milliseconds of event time an event may arrive behind the newest one seen.
+    /// Milliseconds of event time an event may arrive behind the newest one seen, for suppression.
     public var lateness: Int64
+    /// Milliseconds of event time a response may arrive behind the newest event seen.
+    public var responseLateness: Int64
 
-    public init(answers: Int64 = Retention.day, responseWindow: Int64 = 7 * Retention.day, lateness: Int64 = Retention.hour) {
+    public init(
+        answers: Int64 = Retention.day, responseWindow: Int64 = 7 * Retention.day,
+        lateness: Int64 = 7 * Retention.day, responseLateness: Int64 = Retention.hour
+    ) {
         self.answers = answers
         self.responseWindow = responseWindow
         self.lateness = lateness
+        self.responseLateness = responseLateness
     }
 
     /// SPEC section 5's defaults: answers for `24h`, responses for `7d`.

@@ -1,6 +1,6 @@
 @testable import BeaconRules
 import BeaconRulesServer
-import BeaconRulesStore
+@testable import BeaconRulesStore
 import BenchmarkWorkload
 import Foundation
 import Testing
@@ -71,13 +71,16 @@ struct RetentionTests {
 
     // MARK: - Suppression state
 
+    /// Time-ordered traces: an hour of lateness is plenty, and lets state go within them.
+    static let hourLate = Retention(lateness: Retention.hour)
+
     /// Forgetting all it may after every batch gives exactly the records of a run that keeps
     /// everything, and keeps less.
     @Test func forgettingSuppressionStateAfterEveryBatchChangesNoRecordOnTheMuseumTrace() throws {
         let lines = Self.museumTrace()
-        let keeping = Self.pipeline(try Self.museum, store: InMemorySuppressionStore(), log: NoAnswerLog())
+        let keeping = Self.pipeline(try Self.museum, store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: Self.hourLate)
         try Self.feed(lines, into: keeping)
-        let forgetting = Self.pipeline(try Self.museum, store: InMemorySuppressionStore(), log: NoAnswerLog())
+        let forgetting = Self.pipeline(try Self.museum, store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: Self.hourLate)
         try Self.feed(lines, into: forgetting) { try forgetting.forgetExpired(limit: .max) }
         Self.expectSameOutcomes(forgetting.output.outcomes, keeping.output.outcomes)
         #expect(forgetting.engine.engine.store.count < keeping.engine.engine.store.count, "something should have been forgotten")
@@ -88,9 +91,9 @@ struct RetentionTests {
         let spec = WorkloadEquivalenceTests.spec
         let campaigns = CampaignSet(try Harness.campaigns(String(decoding: spec.campaignsJSON(), as: UTF8.self)))
         let lines = WorkloadEquivalenceTests.events().split(separator: "\n").map(String.init)
-        let keeping = Self.pipeline(campaigns, store: InMemorySuppressionStore(), log: NoAnswerLog())
+        let keeping = Self.pipeline(campaigns, store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: Self.hourLate)
         try Self.feed(lines, into: keeping)
-        let forgetting = Self.pipeline(campaigns, store: InMemorySuppressionStore(), log: NoAnswerLog())
+        let forgetting = Self.pipeline(campaigns, store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: Self.hourLate)
         try Self.feed(lines, into: forgetting) { try forgetting.forgetExpired(limit: .max) }
         Self.expectSameOutcomes(forgetting.output.outcomes, keeping.output.outcomes)
         #expect(forgetting.engine.engine.store.count < keeping.engine.engine.store.count, "something should have been forgotten")
@@ -98,11 +101,11 @@ struct RetentionTests {
 
     @Test func forgettingSuppressionStateInTheStateFileChangesNoRecord() throws {
         let lines = Self.museumTrace()
-        let keeping = Self.pipeline(try Self.museum, store: InMemorySuppressionStore(), log: NoAnswerLog())
+        let keeping = Self.pipeline(try Self.museum, store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: Self.hourLate)
         try Self.feed(lines, into: keeping)
         let store = try SQLiteStateStore.inMemory()
         defer { store.close() }
-        let forgetting = Self.pipeline(try Self.museum, store: store, log: NoAnswerLog())
+        let forgetting = Self.pipeline(try Self.museum, store: store, log: NoAnswerLog(), retention: Self.hourLate)
         try store.begin()
         try Self.feed(lines, into: forgetting) { try forgetting.forgetExpired(limit: .max) }
         try store.commit()
@@ -121,7 +124,7 @@ struct RetentionTests {
     @Test func onceOnlyStateGoesOnlyWithItsCampaign() throws {
         let once = #"{"eid":"once","type":1,"trigger":1,"sendOnlyOnce":true,"content":{"subject":"S"},"beacons":["\#(LinePipelineTests.pid)"]}"#
         let campaigns = CampaignSet(try Harness.campaigns(once))
-        let pipeline = Self.pipeline(campaigns, store: InMemorySuppressionStore(), log: NoAnswerLog())
+        let pipeline = Self.pipeline(campaigns, store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: Self.hourLate)
         try Self.feed([Self.enter("e-1", at: 0), Self.enter("e-2", at: 400 * Retention.day)], into: pipeline)
         try pipeline.forgetExpired(limit: .max)
         #expect(pipeline.engine.engine.store.count == 1)
@@ -189,7 +192,7 @@ struct RetentionTests {
     /// fireDate is refused as too late, before and after the delivery is forgotten; an id never
     /// delivered is refused as unknown.
     @Test func aResponseAfterTheWindowIsRefusedAsTooLate() throws {
-        let retention = Retention(answers: Retention.day, responseWindow: Retention.hour, lateness: Retention.minute)
+        let retention = Retention(answers: Retention.day, responseWindow: Retention.hour, responseLateness: Retention.minute)
         let pipeline = Self.pipeline(CampaignSet(try Harness.campaigns(Self.suppressed)), store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: retention)
         try Self.feed([
             Self.enter("e-1", at: 0),
@@ -225,7 +228,7 @@ struct RetentionTests {
         store: Store, log: Log, events: Int, begin: () throws -> Void = {}, commit: () throws -> Void = {}, size: (Pipeline<Store, Log>) throws -> Int
     ) throws -> [Int] {
         // 60 s of answers: 30,000 events; 1 h of responses: 3,600 events.
-        let retention = Retention(answers: Retention.minute, responseWindow: Retention.hour, lateness: Retention.minute)
+        let retention = Retention(answers: Retention.minute, responseWindow: Retention.hour, lateness: Retention.minute, responseLateness: Retention.minute)
         let pipeline = Self.pipeline(try Self.museum, store: store, log: log, retention: retention)
         try pipeline.loadLedger()
         var sizes: [Int] = []
@@ -277,5 +280,21 @@ struct RetentionTests {
         #expect(try store.answers().count <= 31_000)
         let ledger = try store.loadLedger()
         #expect(ledger.count < 10_000, "deliveries kept: \(ledger.count)")
+    }
+
+    /// A state file made before retention (no incremental vacuum) is switched when it is opened.
+    @Test func aStateFileMadeWithoutIncrementalVacuumIsSwitchedOnOpen() throws {
+        let path = Paths.temporaryDirectory() + "/old.db"
+        do {
+            let store = try SQLiteStateStore(path: path)
+            try store.db.execute("PRAGMA journal_mode = DELETE")
+            try store.db.execute("PRAGMA auto_vacuum = NONE")
+            try store.db.execute("VACUUM")
+            #expect(try store.db.integer("PRAGMA auto_vacuum") == 0)
+            store.close()
+        }
+        let store = try SQLiteStateStore(path: path)
+        defer { store.close() }
+        #expect(try store.db.integer("PRAGMA auto_vacuum") == 2)
     }
 }
