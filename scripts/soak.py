@@ -21,15 +21,10 @@ def rss_mib(pid):
 
 
 def file_mib(path):
-    if not path:
+    try:
+        return os.path.getsize(path) / 2**20
+    except (OSError, TypeError):
         return None
-    total = 0
-    for p in (path, path + "-wal"):
-        try:
-            total += os.path.getsize(p)
-        except OSError:
-            pass
-    return total / 2**20
 
 
 def line(run, n, devices, t0, step_ms):
@@ -66,11 +61,15 @@ def main():
         conns.append(c)
         sel.register(s, selectors.EVENT_READ, c)
     sent = answered = rejected = 0
-    start = time.monotonic()
+    start = began = time.monotonic()
     next_report = o.report
-    print("events  seconds  rate/s  rss_MiB  state_MiB  rejected", flush=True)
+    print("events  seconds  rate/s  rss_MiB  state_MiB  wal_MiB  rejected", flush=True)
     while answered < o.events:
         now = time.monotonic()
+        # A steady rate: when the server (or this client) fell more than a second behind, the
+        # schedule moves on instead of sending the backlog in a burst.
+        if (now - start) * o.rate - sent > o.rate:
+            start = now - sent / o.rate
         due = min(o.events, int((now - start) * o.rate) + 1)
         # Send what the rate allows, round-robin in chunks, within each connection's window.
         while sent < due:
@@ -108,10 +107,10 @@ def main():
             answered += lines
         if answered >= next_report or answered >= o.events:
             rejected = sum(c["rejected"] for c in conns)
-            elapsed = time.monotonic() - start
-            state = file_mib(o.state)
-            print("%d  %.0f  %.0f  %.0f  %s  %d" % (answered, elapsed, answered / elapsed, rss_mib(o.pid),
-                  "%.0f" % state if state is not None else "-", rejected), flush=True)
+            elapsed = time.monotonic() - began
+            state, wal = file_mib(o.state), file_mib(o.state and o.state + "-wal")
+            print("%d  %.0f  %.0f  %.0f  %s  %s  %d" % (answered, elapsed, answered / elapsed, rss_mib(o.pid),
+                  "%.0f" % state if state is not None else "-", "%.0f" % wal if wal is not None else "-", rejected), flush=True)
             next_report += o.report
     for c in conns:
         c["sock"].close()
