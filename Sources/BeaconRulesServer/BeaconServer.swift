@@ -52,9 +52,9 @@ public actor BeaconServer: Service {
         let metrics = ServeMetrics(factory: configuration.metrics)
         self.metrics = metrics
         if let store {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, logger: logger, metrics: metrics)
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         } else {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, logger: logger, metrics: metrics)
+            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         }
         self.loadCatalog = loadCatalog
         self.logger = logger

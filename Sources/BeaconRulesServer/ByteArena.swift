@@ -5,7 +5,8 @@ import Darwin
 #endif
 import Foundation
 
-/// Append-only bytes in 2 MiB chunks that are never moved or freed before the arena is.
+/// Append-only bytes in 2 MiB chunks that are never moved; the oldest chunks are freed when the
+/// answers in them are forgotten (`release(before:)`, the answer retention).
 ///
 /// The answer log keeps an event's own record bytes (heads, short tails; about 450 bytes an event
 /// on the museum trace, where whole replies are about 700), for as long as the server runs. Kept as
@@ -23,7 +24,9 @@ struct ByteArena: ~Copyable {
     }
 
     static let chunkSize = 2 << 20
+    /// Chunks from number `firstChunk` on (a slot names its chunk by number).
     private var chunks: [UnsafeMutableRawPointer] = []
+    private var firstChunk = 0
     private var used = ByteArena.chunkSize
     private let supplier = ChunkSupplier()
 
@@ -41,10 +44,10 @@ struct ByteArena: ~Copyable {
             used = bytes.count > Self.chunkSize ? Self.chunkSize : 0
             if bytes.count > Self.chunkSize {
                 bytes.withUnsafeBytes { chunks[chunks.count - 1].copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                return Slot(chunk: UInt32(chunks.count - 1), offset: 0, count: UInt32(bytes.count))
+                return Slot(chunk: UInt32(currentChunk), offset: 0, count: UInt32(bytes.count))
             }
         }
-        let slot = Slot(chunk: UInt32(chunks.count - 1), offset: UInt32(used), count: UInt32(bytes.count))
+        let slot = Slot(chunk: UInt32(currentChunk), offset: UInt32(used), count: UInt32(bytes.count))
         bytes.withUnsafeBytes { raw in
             if let base = raw.baseAddress { (chunks[chunks.count - 1] + used).copyMemory(from: base, byteCount: raw.count) }
         }
@@ -54,8 +57,24 @@ struct ByteArena: ~Copyable {
 
     func bytes(_ slot: Slot) -> [UInt8] {
         if slot.count == 0 { return [] }
-        return Array(UnsafeRawBufferPointer(start: chunks[Int(slot.chunk)] + Int(slot.offset), count: Int(slot.count)))
+        return Array(UnsafeRawBufferPointer(start: chunks[Int(slot.chunk) - firstChunk] + Int(slot.offset), count: Int(slot.count)))
     }
+
+    /// The number of the chunk being filled (the next slot's, unless it does not fit).
+    var currentChunk: Int { firstChunk + chunks.count - 1 }
+
+    /// Frees the chunks numbered below `chunk` (never the one being filled): no slot in them is
+    /// read again.
+    mutating func release(before chunk: Int) {
+        let count = min(chunk, currentChunk) - firstChunk
+        if count <= 0 { return }
+        for pointer in chunks[..<count] { free(pointer) }
+        chunks.removeFirst(count)
+        firstChunk += count
+    }
+
+    /// Bytes held in chunks.
+    var bytesHeld: Int { chunks.count * Self.chunkSize }
 
     static func allocate(_ size: Int) -> UnsafeMutableRawPointer {
         var pointer: UnsafeMutableRawPointer?

@@ -38,11 +38,11 @@ final class EngineOwner: Sendable {
     /// `store` here; one that does not load is logged and the server starts without it.
     init(
         campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, format: OutputFormat = .records,
-        presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger, metrics: ServeMetrics = .none
+        presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = FileOwner(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
-            format: format, presence: settings, logger: logger, metrics: metrics))
+            format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inline = nil
     }
 
@@ -51,11 +51,11 @@ final class EngineOwner: Sendable {
     /// one event loop of every connection that submits.
     init(
         campaigns: CampaignSet, locales: LocaleTable, on eventLoop: any EventLoop, format: OutputFormat = .records,
-        presence settings: PresenceSettings = ServerConfiguration.plainPresence, logger: Logger, metrics: ServeMetrics = .none
+        presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = MemoryOwner(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), log: MemoryStateLog(),
-            format: format, presence: settings, logger: logger, metrics: metrics))
+            format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inline = eventLoop
     }
 

@@ -1,13 +1,27 @@
 public import BeaconRules
+import NIOCore
 
 /// The state of a server without `--state`: it lives as long as the process, in hash tables, so
 /// that no event pays for SQL. Nothing here can fail, so a transaction is only a bracket.
+///
+/// Answers are forgotten oldest first once the answer retention has passed (`forgetAnswers`):
+/// `order` holds them in the order they were given, so each step removes from its front, and
+/// the arena frees each chunk once no answer in it is left.
 public final class MemoryStateLog: StateLog {
     /// Where each answered event's records sit: their own bytes in `arena`, and the runs they
-    /// refer to (`references[start ..< start + count]`).
+    /// refer to (`references[start - referencesBase ..< ... + count]`).
     private struct Answer {
         var own: ByteArena.Slot
-        var referencesStart: UInt32
+        var referencesStart: Int
+        var referencesCount: UInt32
+    }
+
+    /// An answer in the order given: its id, when it was given, and where it is.
+    private struct Given {
+        var id: String
+        var at: Int64
+        var chunk: Int
+        var own: ByteArena.Slot
         var referencesCount: UInt32
     }
 
@@ -21,11 +35,17 @@ public final class MemoryStateLog: StateLog {
 
     private var answers: [String: Answer] = [:]
     private var arena = ByteArena()
-    private var references: [Reference] = []
+    private var references = CircularBuffer<Reference>()
+    /// The number of the first of `references` (numbers keep counting as the front goes).
+    private var referencesBase = 0
+    private var order = CircularBuffer<Given>()
+    /// The wall clock answers are stamped with (`setClock`).
+    private var clock: Int64 = 0
     /// What the references point into, kept alive as long as the log (an engine replaced by a
     /// reload frees its own copy; the answers given from it must not change).
     private var storages: [AnyObject] = []
-    private var outboxEntries: [(seq: Int64, records: [UInt8])] = []
+    private var outboxEntries = CircularBuffer<(seq: Int64, at: Int64, records: [UInt8])>()
+    private var nextOutboxSeq: Int64 = 1
 
     public init() {
         // Room for a million answers before the first rehash (a rehash moves every key, and the
@@ -47,7 +67,9 @@ public final class MemoryStateLog: StateLog {
         if answer.referencesCount == 0 { return own }
         var joined: [UInt8] = []
         var position = 0
-        for reference in references[Int(answer.referencesStart)..<Int(answer.referencesStart + answer.referencesCount)] {
+        let first = answer.referencesStart - referencesBase
+        for k in first..<first + Int(answer.referencesCount) {
+            let reference = references[references.index(references.startIndex, offsetBy: k)]
             joined.append(contentsOf: own[position..<Int(reference.at)])
             joined.append(contentsOf: UnsafeBufferPointer(start: reference.start, count: Int(reference.count)))
             position = Int(reference.at)
@@ -57,17 +79,50 @@ public final class MemoryStateLog: StateLog {
     }
 
     public func remember(event id: String, records: [UInt8]) {
-        answers[id] = Answer(own: arena.append(records), referencesStart: 0, referencesCount: 0)
+        let own = arena.append(records)
+        answers[id] = Answer(own: own, referencesStart: referencesBase + references.count, referencesCount: 0)
+        order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesCount: 0))
     }
 
     public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
         if !records.references.isEmpty && storages.last !== storage { storages.append(storage) }
-        let start = UInt32(references.count)
+        let start = referencesBase + references.count
         for reference in records.references {
             references.append(Reference(start: reference.start, at: UInt32(reference.at), count: UInt32(reference.count)))
         }
-        answers[id] = Answer(own: arena.append(records.bytes), referencesStart: start, referencesCount: UInt32(records.references.count))
+        let own = arena.append(records.bytes)
+        let count = UInt32(records.references.count)
+        answers[id] = Answer(own: own, referencesStart: start, referencesCount: count)
+        order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesCount: count))
     }
+
+    public func setClock(_ now: Timestamp) { clock = now.milliseconds }
+
+    /// Answers given before `time`, oldest first, and the arena chunks left with none of them;
+    /// then outbox entries kept before `time`.
+    public func forgetAnswers(before time: Timestamp, limit: Int) -> Int {
+        var forgotten = 0
+        while forgotten < limit, let oldest = order.first, oldest.at < time.milliseconds {
+            order.removeFirst()
+            // An id given again after it was forgotten has a newer answer: that one stays.
+            if let answer = answers[oldest.id], answer.own.chunk == oldest.own.chunk, answer.own.offset == oldest.own.offset, answer.own.count == oldest.own.count {
+                answers[oldest.id] = nil
+            }
+            references.removeFirst(Int(oldest.referencesCount))
+            referencesBase += Int(oldest.referencesCount)
+            forgotten += 1
+        }
+        if forgotten > 0 { arena.release(before: order.first?.chunk ?? arena.currentChunk) }
+        var entries = 0
+        while entries < limit, let oldest = outboxEntries.first, oldest.at < time.milliseconds {
+            outboxEntries.removeFirst()
+            entries += 1
+        }
+        return forgotten + entries
+    }
+
+    /// Answers remembered now (for tests and the soak).
+    public var answerCount: Int { answers.count }
 
     /// The ledger lives in the engine; there is nothing saved to load, and nothing to save.
     public var savesLedger: Bool { false }
@@ -78,13 +133,19 @@ public final class MemoryStateLog: StateLog {
 
     public func appendOutbox(_ records: [UInt8]) {
         if records.isEmpty { return }
-        outboxEntries.append(((outboxEntries.last?.seq ?? 0) + 1, records))
+        outboxEntries.append((nextOutboxSeq, clock, records))
+        nextOutboxSeq += 1
     }
 
     public func outbox(after: Int64, limit: Int) -> [(seq: Int64, records: [UInt8])] {
-        // Sequence numbers are 1, 2, 3...: entry n sits at index n - 1.
-        let start = Int(min(max(after, 0), Int64(outboxEntries.count)))
-        return Array(outboxEntries[start..<min(outboxEntries.count, start + limit)])
+        // Sequence numbers count up by one: entry n sits n - (the first's) from the front.
+        guard let first = outboxEntries.first?.seq else { return [] }
+        let start = Int(min(max(after + 1 - first, 0), Int64(outboxEntries.count)))
+        let end = min(outboxEntries.count, start + limit)
+        return (start..<end).map { k in
+            let entry = outboxEntries[outboxEntries.index(outboxEntries.startIndex, offsetBy: k)]
+            return (entry.seq, entry.records)
+        }
     }
 
     public func close() {

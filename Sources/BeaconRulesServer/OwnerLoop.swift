@@ -18,11 +18,11 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
 
     /// The delivery ledger and the presence state are read from `log`; one that does not load
     /// is logged and the server starts without it.
-    init(engine: RulesEngine<Store>, log: Log, format: OutputFormat, presence settings: PresenceSettings, logger: Logger, metrics: ServeMetrics) {
+    init(engine: RulesEngine<Store>, log: Log, format: OutputFormat, presence settings: PresenceSettings, retention: Retention, logger: Logger, metrics: ServeMetrics) {
         pipeline = LinePipeline(
             engine: PresenceEngine(engine: engine, settings: settings), log: log,
             output: ReplyOutput(collectsReferences: log.keepsReferences, logger: logger), format: format,
-            logsPresenceInput: true)
+            logsPresenceInput: true, retention: retention)
         do { try pipeline.loadLedger() } catch {
             logger.error("the delivery ledger did not load; responses to earlier records are unknown ids", metadata: ["error": "\(error)"])
         }
@@ -62,8 +62,10 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         var reloaded: [CheckedContinuation<Void, Never>] = []
         defer { for continuation in reloaded { continuation.resume() } }
         var counts = BatchCounts()
+        let now = Self.wallClock()
         do {
             try log.begin()
+            pipeline.setWallClock(now)
             for job in jobs {
                 switch job {
                 case .lines(let lines, let target):
@@ -85,7 +87,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                     reloaded.append(continuation)
                 }
             }
-            try pipeline.settle(now: Self.wallClock())
+            try pipeline.settle(now: now)
             let start = ContinuousClock.now
             try log.commit()
             let end = ContinuousClock.now
@@ -142,7 +144,9 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     private func tick() {
         do {
             try log.begin()
-            try pipeline.settle(now: Self.wallClock())
+            let now = Self.wallClock()
+            pipeline.setWallClock(now)
+            try pipeline.settle(now: now)
             try log.commit()
         } catch {
             log.rollback()

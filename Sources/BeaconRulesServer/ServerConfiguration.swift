@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     /// Where the server's metrics go (`beaconrules_events_total` and the others of
     /// docs/serve.md#metrics); by default nowhere.
     public var metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    /// How long answers, suppression state and deliveries are remembered (SPEC section 5).
+    public var retention: Retention = .default
 
     /// Presence settings with flicker control off.
     public static var plainPresence: PresenceSettings {

@@ -1,3 +1,4 @@
+import Foundation
 import BeaconRules
 import BeaconRulesServer
 import BeaconRulesStore
@@ -20,10 +21,10 @@ protocol ServiceCore: AnyObject {
 final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
     private let pipeline: LinePipeline<Store, Log, ServiceOutput>
 
-    init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings) throws {
+    init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention) throws {
         pipeline = LinePipeline(
             engine: PresenceEngine(engine: RulesEngine(campaigns: catalog.campaigns, locales: catalog.locales, store: store), settings: presence),
-            log: log, output: ServiceOutput(), logsPresenceInput: true)
+            log: log, output: ServiceOutput(), logsPresenceInput: true, retention: retention)
         try pipeline.loadLedger()
         try pipeline.loadPresence()
     }
@@ -33,6 +34,8 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
         pipeline.output.unhandled.removeAll()
         do {
             try pipeline.log.begin()
+            // The answer retention counts by the wall clock from here.
+            pipeline.setWallClock(Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))
             for (number, line) in lines.enumerated() {
                 pipeline.append(line.input, line: number + 1, identified: line.identified)
                 if pipeline.isBatchFull { pipeline.applyBatch() }

@@ -38,25 +38,25 @@ public actor RulesService: Service {
     /// bootstrapped.
     public init(
         campaigns: [CampaignSource], locales: LocaleSource, state: StateStorage = .inMemory,
-        presence: PresenceSettings? = nil, logger: Logger = Logger(label: "beaconrules"),
+        presence: PresenceSettings? = nil, retention: Retention = .default, logger: Logger = Logger(label: "beaconrules"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) throws {
-        try self.init(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state, presence: presence, logger: logger, metrics: metrics)
+        try self.init(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state, presence: presence, retention: retention, logger: logger, metrics: metrics)
     }
 
     /// A service over a catalog already loaded.
     public init(
-        catalog: RulesCatalog, state: StateStorage = .inMemory, presence: PresenceSettings? = nil,
+        catalog: RulesCatalog, state: StateStorage = .inMemory, presence: PresenceSettings? = nil, retention: Retention = .default,
         logger: Logger = Logger(label: "beaconrules"), metrics: any MetricsFactory = MetricsSystem.factory
     ) throws {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         let settings = presence ?? Self.defaultPresence(for: catalog.campaigns)
         switch state {
         case .inMemory:
-            core = try PipelineCore(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: settings)
+            core = try PipelineCore(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: settings, retention: retention)
         case .sqlite(let path):
             let store = try SQLiteStateStore(path: path)
-            core = try PipelineCore(catalog: catalog, store: store, log: store, presence: settings)
+            core = try PipelineCore(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
         }
         self.catalog = catalog
         self.logger = logger

@@ -58,6 +58,9 @@ final class SQLiteConnection {
         return statement.int64(0)
     }
 
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     func lastError(_ rc: Int32) -> String {
         guard let handle else { return String(cString: sqlite3_errstr(rc)) }
         return String(cString: sqlite3_errmsg(handle))

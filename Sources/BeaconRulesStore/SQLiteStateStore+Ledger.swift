@@ -27,10 +27,15 @@ extension SQLiteStateStore {
     /// Saves changed ledger lines inside the open transaction.
     public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
         if lines.isEmpty { return }
-        try db.execute("CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID")
         let statement = try db.prepare("INSERT INTO ledger (key, line) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET line = excluded.line")
         defer { statement.finalize() }
         for line in lines {
+            if line.isRemoval {
+                defer { deleteLedgerLine.reset() }
+                deleteLedgerLine.bind(1, line.key)
+                _ = try deleteLedgerLine.step()
+                continue
+            }
             statement.bind(1, line.key)
             line.json.withUnsafeBytes { statement.bind(2, blob: $0) }
             _ = try statement.step()

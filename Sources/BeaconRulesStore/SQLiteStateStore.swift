@@ -18,17 +18,26 @@ public final class SQLiteStateStore: SuppressionStore {
     private let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
-    private var inTransaction = false
+    let forgetAnswerStatement: SQLiteStatement
+    let forgetOutboxStatement: SQLiteStatement
+    let sweepFirings: SQLiteStatement
+    let deleteFiring: SQLiteStatement
+    let deleteLedgerLine: SQLiteStatement
+    /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
+    var clock: Int64 = 0
+    /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
+    var firingSweep = ("", "")
+    private(set) var inTransaction = false
     /// The first failure inside the open transaction. The `SuppressionStore` calls cannot throw,
     /// so a failure is kept here and `commit()` reports it (after rolling everything back). After
     /// one, no more SQL runs until then: SQLite may already have rolled the transaction back on its
     /// own (a full disk does), and later writes would then each commit by themselves.
-    private var failure: StoreError?
+    private(set) var failure: StoreError?
     /// Answered events in the file: counted once at open, then kept up to date by `remember`,
     /// `commit` and `rollback` (the metrics read it once a second; a count(*) would scan the table).
-    public private(set) var heldAnswers = 0
+    public internal(set) var heldAnswers = 0
     /// Answers remembered in the open transaction, added to `heldAnswers` when it commits.
-    private var pendingAnswers = 0
+    var pendingAnswers = 0
 
     /// 'BRST' in the SQLite header: tells a state file from any other SQLite database.
     static let applicationID: Int64 = 0x4252_5354
@@ -50,7 +59,14 @@ public final class SQLiteStateStore: SuppressionStore {
         // Exclusive locking before WAL: no shared-memory index, and no second writer process.
         try db.execute("PRAGMA locking_mode = EXCLUSIVE")
         try db.execute("PRAGMA busy_timeout = 2000")
+        // Space freed by forgotten state goes back a few pages per commit (`reclaimSpace`). Takes
+        // effect on a new file; one made before is switched by a VACUUM, once (`migrate`).
+        try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         try Self.migrate(db)
+        if try db.integer("PRAGMA auto_vacuum") != 2 {
+            try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute("VACUUM")
+        }
         try db.execute("PRAGMA journal_mode = WAL")
         // FULL: the WAL is synced at every commit, so an answered event survives power loss too.
         try db.execute("PRAGMA synchronous = FULL")
@@ -58,7 +74,14 @@ public final class SQLiteStateStore: SuppressionStore {
         upsertFiring = try db.prepare(
             "INSERT INTO firing (device, campaign, time) VALUES (?1, ?2, ?3) ON CONFLICT (device, campaign) DO UPDATE SET time = excluded.time")
         selectAnswer = try db.prepare("SELECT records FROM answered WHERE event = ?1")
-        insertAnswer = try db.prepare("INSERT INTO answered (event, records) VALUES (?1, ?2)")
+        insertAnswer = try db.prepare("INSERT INTO answered (event, records, at) VALUES (?1, ?2, ?3)")
+        // Rows are numbered in the order given (rowid, seq): the oldest are the first few.
+        forgetAnswerStatement = try db.prepare("DELETE FROM answered WHERE rowid IN (SELECT rowid FROM answered ORDER BY rowid LIMIT ?2) AND at < ?1")
+        forgetOutboxStatement = try db.prepare("DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox ORDER BY seq LIMIT ?2) AND at < ?1")
+        sweepFirings = try db.prepare("SELECT device, campaign, time FROM firing WHERE (device, campaign) > (?1, ?2) ORDER BY device, campaign LIMIT ?3")
+        deleteFiring = try db.prepare("DELETE FROM firing WHERE device = ?1 AND campaign = ?2")
+        try db.execute("CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID")
+        deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE key = ?1")
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
     }
 
@@ -77,7 +100,7 @@ public final class SQLiteStateStore: SuppressionStore {
                     CREATE TABLE firing (
                         device TEXT NOT NULL, campaign TEXT NOT NULL, time INTEGER NOT NULL,
                         PRIMARY KEY (device, campaign)) WITHOUT ROWID;
-                    CREATE TABLE answered (event TEXT PRIMARY KEY NOT NULL, records BLOB NOT NULL);
+                    CREATE TABLE answered (event TEXT PRIMARY KEY NOT NULL, records BLOB NOT NULL, at INTEGER NOT NULL DEFAULT 0);
                     PRAGMA application_id = \(applicationID);
                     PRAGMA user_version = \(schemaVersion);
                     """)
@@ -89,8 +112,14 @@ public final class SQLiteStateStore: SuppressionStore {
             // The presence layer's tables came later; they are added to files of the same version.
             try db.execute("""
                 CREATE TABLE IF NOT EXISTS presence (id INTEGER PRIMARY KEY CHECK (id = 1), snapshot BLOB NOT NULL);
-                CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, records BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, records BLOB NOT NULL, at INTEGER NOT NULL DEFAULT 0);
                 """)
+            // When answers and outbox entries were given came with retention: files from before
+            // get the column, their rows time 0 (forgotten at the first step).
+            for table in ["answered", "outbox"] {
+                let hasTime = try db.integer("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = 'at'") > 0
+                if !hasTime { try db.execute("ALTER TABLE \(table) ADD COLUMN at INTEGER NOT NULL DEFAULT 0") }
+            }
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -101,7 +130,9 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Finalizes the statements and closes the file (also done on deinit).
     public func close() {
         if inTransaction { rollback() }
-        for statement in [selectFiring, upsertFiring, selectAnswer, insertAnswer] { statement.finalize() }
+        for statement in [selectFiring, upsertFiring, selectAnswer, insertAnswer, forgetAnswerStatement, forgetOutboxStatement, sweepFirings, deleteFiring, deleteLedgerLine] {
+            statement.finalize()
+        }
         db.close()
     }
 
@@ -143,7 +174,7 @@ public final class SQLiteStateStore: SuppressionStore {
         pendingAnswers = 0
     }
 
-    private func note(_ error: StoreError) {
+    func note(_ error: StoreError) {
         if failure == nil { failure = error }
     }
 
@@ -195,6 +226,7 @@ public final class SQLiteStateStore: SuppressionStore {
         defer { insertAnswer.reset() }
         insertAnswer.bind(1, id)
         records.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
+        insertAnswer.bind(3, clock)
         do {
             _ = try insertAnswer.step()
             if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
@@ -233,9 +265,10 @@ public final class SQLiteStateStore: SuppressionStore {
     public func appendOutbox(_ records: [UInt8]) {
         if failure != nil || records.isEmpty { return }
         do {
-            let statement = try db.prepare("INSERT INTO outbox (records) VALUES (?1)")
+            let statement = try db.prepare("INSERT INTO outbox (records, at) VALUES (?1, ?2)")
             defer { statement.finalize() }
             records.withUnsafeBytes { statement.bind(1, blob: $0) }
+            statement.bind(2, clock)
             _ = try statement.step()
         } catch { note(error) }
     }

@@ -41,6 +41,8 @@ struct HTTPCommand: AsyncParsableCommand {
 
     @OptionGroup var presenceOptions: PresenceOptions
 
+    @OptionGroup var retentionOptions: RetentionOptions
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `serve --state` and `replay --state`); default: in memory, lost at exit.", valueName: "file"))
     var stateFile: String?
 
@@ -72,7 +74,7 @@ struct HTTPCommand: AsyncParsableCommand {
         do {
             rules = try RulesService(
                 catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateFile.map { .sqlite(path: $0) } ?? .inMemory,
-                presence: try presenceOptions.settings(campaigns: campaigns), logger: logger,
+                presence: try presenceOptions.settings(campaigns: campaigns), retention: retentionOptions.retention, logger: logger,
                 metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
         } catch {
             StandardError.write("beaconrules: \(error)\n")

@@ -23,6 +23,8 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var presenceOptions: PresenceOptions
 
+    @OptionGroup var retentionOptions: RetentionOptions
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve` (default: in memory).", valueName: "file"))
     var stateFile: String?
 
@@ -59,7 +61,7 @@ struct Replay: ParsableCommand {
             : nil
         let jobs = jobs(settings: settings, sources: sources)
         if jobs > 1 {
-            let outcome = ShardedReplay(jobs: jobs, sources: sources, campaigns: campaigns, locales: locales, settings: settings, format: format, refusal: refusal).run()
+            let outcome = ShardedReplay(jobs: jobs, sources: sources, campaigns: campaigns, locales: locales, settings: settings, format: format, refusal: refusal, retention: retentionOptions.retention).run()
             try finish(Outcome(failure: outcome.failure), rejected: outcome.rejectedLines)
             return
         }
@@ -73,7 +75,7 @@ struct Replay: ParsableCommand {
             let pipeline = LinePipeline(
                 engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
                 log: store, output: ReplayOutput(collectsReferences: false), format: format,
-                logsPresenceInput: false, refusingResponses: refusal)
+                logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
             // With --no-responses the saved ledger is left where it is: nothing reads it.
             if !noResponses {
                 do { try pipeline.loadLedger() } catch {
@@ -90,7 +92,7 @@ struct Replay: ParsableCommand {
             let pipeline = LinePipeline(
                 engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings),
                 log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
-                logsPresenceInput: false, refusingResponses: refusal)
+                logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
             let outcome = replay(sources, through: pipeline, state: nil)
             keepUntilExit(pipeline)
             try finish(outcome, rejected: pipeline.output.rejectedLines)
@@ -132,6 +134,8 @@ struct Replay: ParsableCommand {
                 try state.commit()
                 try state.begin()
             }
+            // The answer retention counts from when a block was applied, by the wall clock.
+            pipeline.setWallClock(Self.wallClock())
             linesInBlock = 0
             guard stdout.write(pipeline.output.records) else { throw OutputClosed() }
             pipeline.output.records.removeAll()
@@ -145,6 +149,7 @@ struct Replay: ParsableCommand {
             outcome.failure = "cannot save the state: \(error)"
             return outcome
         }
+        pipeline.setWallClock(Self.wallClock())
         defer { state?.rollback() }
         for source in sources {
             let name = source == "-" ? "stdin" : source
@@ -249,6 +254,10 @@ struct Replay: ParsableCommand {
     static let blockLines = 16384
 
     struct OutputClosed: Error {}
+
+    static func wallClock() -> Timestamp {
+        Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
 
     /// Any input line not in the usual layout (the batch has tried that already); `positionalID`:
     /// it had no `id` and is known by `SOURCE:LINE` (not logged).

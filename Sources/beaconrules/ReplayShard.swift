@@ -15,7 +15,7 @@ struct ReplayShard: Sendable {
     let spareWriters = BoundedQueue<JSONWriter>(capacity: ShardedReplay.depth + 1)
 
     /// Starts the shard's thread. The pipeline is built there and never leaves it.
-    func start(campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, format: OutputFormat, refusal: String?) {
+    func start(campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, format: OutputFormat, refusal: String?, retention: Retention) {
         let thread = Thread {
             // The campaign index built again, here: shared arrays would have their reference
             // counts (touched per event) bounce between the cores.
@@ -23,7 +23,7 @@ struct ReplayShard: Sendable {
             let pipeline = LinePipeline(
                 engine: PresenceEngine(engine: RulesEngine(campaigns: own, locales: locales, store: InMemorySuppressionStore()), settings: settings),
                 log: NoAnswerLog(), output: ShardOutput(), format: format,
-                logsPresenceInput: false, refusingResponses: refusal)
+                logsPresenceInput: false, refusingResponses: refusal, retention: retention)
             run(pipeline)
             // The records written last refer to the engine's tails, and freeing a large engine
             // object by object only delays the exit: the pipeline is left for the OS to reclaim.
@@ -49,6 +49,9 @@ struct ReplayShard: Sendable {
                 if pipeline.isBatchFull { pipeline.applyBatch() }
             }
             pipeline.applyBatch()
+            // As `--jobs 1` after each block: state that can no longer change a decision goes
+            // (SPEC section 5). The log keeps nothing, so this cannot fail.
+            try? pipeline.settle()
             next.removeAll()
             spareWork.offer(next)
             guard blocks.push(pipeline.output.take()) else { return }

@@ -40,6 +40,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var presenceOptions: PresenceOptions
 
+    @OptionGroup var retentionOptions: RetentionOptions
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`); default: in memory, lost at exit.", valueName: "file"))
     var stateFile: String?
 
@@ -66,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         var configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
         configuration.format = format
+        configuration.retention = retentionOptions.retention
         do {
             try configuration.validate()
             try metricsOptions.validate(allowRemote: allowRemote)

@@ -22,6 +22,8 @@ struct ShardedReplay {
     let settings: PresenceSettings
     let format: OutputFormat
     let refusal: String?
+    /// `--response-window` and the other durations: each shard forgets its own devices' state by them.
+    let retention: Retention
 
     /// Blocks in flight on each queue.
     static let depth = 4
@@ -42,7 +44,7 @@ struct ShardedReplay {
     func run() -> Outcome {
         let router = DeviceRouter(shards: jobs)
         let shards = (0..<jobs).map { ReplayShard(index: $0, router: router) }
-        for shard in shards { shard.start(campaigns: campaigns, locales: locales, settings: settings, format: format, refusal: refusal) }
+        for shard in shards { shard.start(campaigns: campaigns, locales: locales, settings: settings, format: format, refusal: refusal, retention: retention) }
         let plans = BoundedQueue<BlockPlan>(capacity: Self.depth)
         let written = BoundedQueue<(ok: Bool, rejected: Int)>(capacity: 1)
         let writerThread = Thread {

@@ -29,12 +29,26 @@ public protocol AnswerLog {
     /// Records that fired on the clock, with no line to answer: kept for an outbox request.
     func appendOutbox(_ records: [UInt8])
     func outbox(after: Int64, limit: Int) throws -> [(seq: Int64, records: [UInt8])]
+
+    /// Answers (and outbox entries) kept from now on were given at this wall-clock time: the
+    /// answer retention counts from it (SPEC section 5).
+    func setClock(_ now: Timestamp)
+    /// Forgets answers and outbox entries given before `time`, looking at no more than `limit` of
+    /// each (a short step); returns how many it forgot. Inside the caller's transaction.
+    func forgetAnswers(before time: Timestamp, limit: Int) throws -> Int
+    /// Deletes saved ledger lines and gives freed space back, a short step at a time (a file:
+    /// an incremental vacuum of a few pages). Inside the caller's transaction.
+    func reclaimSpace() throws
 }
 
 extension AnswerLog {
     public var remembers: Bool { true }
     public var keepsReferences: Bool { false }
     public var savesLedger: Bool { true }
+    /// A log that keeps answers for ever says so by not forgetting them.
+    public func setClock(_ now: Timestamp) {}
+    public func forgetAnswers(before time: Timestamp, limit: Int) throws -> Int { 0 }
+    public func reclaimSpace() throws {}
 
     /// A log that keeps bytes (a file) keeps the records joined.
     public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {

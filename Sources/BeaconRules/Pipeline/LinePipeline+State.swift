@@ -3,7 +3,10 @@ extension LinePipeline {
     /// records its changes from now on for `settle` to save.
     /// A ledger that does not load leaves the engine's (empty) one in place, its changes recorded all the same.
     public func loadLedger() throws {
-        defer { engine.engine.ledger.recordsChanges = log.savesLedger }
+        defer {
+            engine.engine.ledger.recordsChanges = log.savesLedger
+            engine.engine.ledger.responseWindow = retention.responseWindow
+        }
         engine.engine.ledger = try log.loadLedger()
     }
 
@@ -13,10 +16,12 @@ extension LinePipeline {
     }
 
     /// The one place per transaction for periodic work, inside the caller's open transaction,
-    /// just before it commits: the delivery ledger's changes saved; with `now` (a server's wall
-    /// clock), presence moved on to it, what fires then appended to the outbox and the presence
-    /// state saved. Work to do once per batch goes here.
+    /// just before it commits: a step of forgetting what retention lets go (`forgetExpired`), the
+    /// delivery ledger's changes saved; with `now` (a server's wall clock), presence moved on to
+    /// it, what fires then appended to the outbox and the presence state saved. Work to do once
+    /// per batch goes here.
     public func settle(now: Timestamp? = nil) throws {
+        try forgetExpired()
         if log.savesLedger { try log.saveLedger(engine.engine.ledger.takeChanges()) }
         guard let now, presenceChanged || !engine.layer.isIdle else { return }
         fired.removeAll()
@@ -50,5 +55,6 @@ extension LinePipeline {
         rules.ledger = ledger
         rules.actionRegistry = registry
         engine.replaceEngine(rules)
+        firingExpiry = FiringExpiry(campaigns: campaigns, generation: firingExpiry.generation + 1)
     }
 }

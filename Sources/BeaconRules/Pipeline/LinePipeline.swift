@@ -41,12 +41,27 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     var ids: [String] = []
     /// What fired on the clock in `settle`, reused.
     var fired = JSONWriter(capacity: 1 << 12)
+    /// How long answers, suppression state and deliveries are remembered (SPEC section 5).
+    public var retention: Retention {
+        didSet { engine.engine.ledger.responseWindow = retention.responseWindow }
+    }
+    /// The newest event time (ms) of any line applied: the event-time clock of retention.
+    public internal(set) var newestEventTime = Int64.min
+    /// The driver's wall clock (`setWallClock`): answers are stamped with it and forgotten by it.
+    var wallClock: Timestamp?
+    /// Lines applied since `settle` last forgot: each step of forgetting looks at a few per line.
+    var appliedSinceSettle = 0
+    /// Which suppression state is still needed, for the loaded campaigns.
+    var firingExpiry: FiringExpiry
 
     public init(
         engine: PresenceEngine<Store>, log: Log, output: Output, format: OutputFormat = .records,
-        logsPresenceInput: Bool, refusingResponses refusal: String? = nil
+        logsPresenceInput: Bool, refusingResponses refusal: String? = nil, retention: Retention = .default
     ) {
+        self.retention = retention
+        self.firingExpiry = FiringExpiry(campaigns: engine.engine.campaigns, generation: 0)
         self.engine = engine
+        self.engine.engine.ledger.responseWindow = retention.responseWindow
         self.log = log
         self.output = output
         self.format = format
@@ -129,16 +144,20 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
         if count == 0 { return 0 }
         let direct = !engine.settings.flickerControl
         if direct && events.count > 1 { engine.engine.prefetch(events) }
+        appliedSinceSettle += count
         for q in queued.indices {
             let line = queued[q]
             switch line.kind {
             case .event(let i):
+                if events[i].time.milliseconds > newestEventTime { newestEventTime = events[i].time.milliseconds }
                 if direct {
                     applyToRules(line, batchIndex: i)
                 } else {
                     applyToPresence(.beacon(events[i].event), line)
                 }
             case .input(let k):
+                let time = Self.time(of: inputs[k])
+                if time > newestEventTime { newestEventTime = time }
                 switch inputs[k] {
                 case .beacon(let event):
                     if direct { applyToRules(line, event: event) } else { applyToPresence(.beacon(event), line) }

@@ -6,7 +6,10 @@ extension DeliveryLedger {
     /// One saved line: `key` orders lines so that a delivery comes before the lines naming it.
     public struct Line: Sendable, Equatable {
         public var key: String
+        /// Empty: the line is gone (its delivery was forgotten, SPEC section 5), and a store
+        /// deletes what it saved under `key`.
         public var json: [UInt8]
+        public var isRemoval: Bool { json.isEmpty }
     }
 
     /// Every line of the ledger, in key order.
@@ -16,6 +19,7 @@ extension DeliveryLedger {
         changes.entries = Set(entries.indices.map { Int32($0) })
         changes.aliases = index.compactMap { key, entry in entries[Int(entry)].key == key ? nil : key }
         changes.handled = Array(handled)
+        changes.removed = []
         changes.unhandled = Set(unhandled.keys)
         return lines(changes).sorted { $0.key < $1.key }
     }
@@ -54,6 +58,7 @@ extension DeliveryLedger {
             w.raw(",\"beacon\":\""); beacons[Int(e.beacon)].appendPid(to: &w.bytes)
             w.raw(e.trigger == .enter ? "\",\"trigger\":\"enter\"" : "\",\"trigger\":\"exit\"")
             w.raw(",\"state\":"); w.integer(Int64(e.state))
+            w.raw(",\"fired\":"); w.integer(Int64(e.fired))
             w.raw(",\"clicks\":[")
             for (n, id) in clickedIds(i).enumerated() {
                 if n > 0 { w.raw(",") }
@@ -67,8 +72,12 @@ extension DeliveryLedger {
             w.raw("{\"alias\":"); w.string(Self.hex(key)); w.raw(",\"of\":"); w.string(Self.hex(entries[Int(entry)].key)); w.raw("}")
             take("1:" + Self.hex(key))
         }
+        var handledEntry: [UInt64: UInt64] = [:]
+        if !c.handled.isEmpty { for (entry, keys) in handledOf { for key in keys { handledEntry[key] = entry } } }
         for key in c.handled {
-            w.raw("{\"handled\":"); w.string(Self.hex(key)); w.raw("}")
+            w.raw("{\"handled\":"); w.string(Self.hex(key))
+            if let entry = handledEntry[key] { w.raw(",\"of\":"); w.string(Self.hex(entry)) }
+            w.raw("}")
             take("2:" + Self.hex(key))
         }
         for k in c.unhandled {
@@ -81,6 +90,7 @@ extension DeliveryLedger {
             // Type, campaign and language may hold any character: the key quotes them as JSON.
             take("3:" + JSONValue.makeArray([.string(campaign), .string(language), .string(k.type)]).compactText)
         }
+        for key in c.removed { result.append(Line(key: key, json: [])) }
         return result
     }
 
@@ -104,17 +114,25 @@ extension DeliveryLedger {
             guard let beacon = BeaconID(pid: try text("beacon")) else { throw LedgerLineError("`beacon` is not a 42-char pid") }
             let trigger: EventKind = try text("trigger") == "exit" ? .exit : .enter
             guard let state = value["state"]?.integerValue, (0...15).contains(state) else { throw LedgerLineError("expected `state` 0...15") }
-            deliver(key: k, rule: -1, campaign: campaign, language: language, locale: locale, beacon: beaconSlot(beacon), trigger: trigger)
+            // A line saved before deliveries had a time has none: its window is taken as passed.
+            let fired = value["fired"]?.integerValue.map { UInt32(clamping: $0) } ?? 0
+            deliver(key: k, rule: -1, campaign: campaign, language: language, locale: locale, beacon: beaconSlot(beacon), trigger: trigger, fired: fired)
             let entry = index[k]!
             entries[Int(entry)].state = UInt8(state)
             for element in value["clicks"]?.arrayElements ?? [] {
                 if let id = element.value.stringValue { _ = markClick(entry, actionId: id) }
             }
         } else if value["alias"] != nil {
-            guard let entry = index[try key("of")] else { throw LedgerLineError("`of` names no delivery before it") }
-            index[try key("alias")] = entry
+            let of = try key("of")
+            guard let entry = index[of] else { throw LedgerLineError("`of` names no delivery before it") }
+            let alias = try key("alias")
+            index[alias] = entry
+            aliasesOf[of, default: []].append(alias)
         } else if value["handled"] != nil {
-            handled.insert(try key("handled"))
+            let click = try key("handled")
+            handled.insert(click)
+            // Saved before clicks named their delivery: kept, as then.
+            if value["of"] != nil { handledOf[try key("of"), default: []].append(click) }
         } else if value["unhandled"] != nil {
             let campaign = campaignSlot(CampaignID(canonical: try text("campaign")), eid: try text("eid"))
             let language = languageSlot(try text("language"))

@@ -26,6 +26,9 @@ public struct DeliveryLedger: Sendable {
         var clicks: UInt16
         var trigger: EventKind
         var state: UInt8
+        /// The record's `fireDate` in whole seconds (rounded up) since 1970: the response window
+        /// is counted from it.
+        var fired: UInt32
 
         var language: UInt32 { UInt32(languageSlot) }
     }
@@ -50,9 +53,30 @@ public struct DeliveryLedger: Sendable {
         var beacon: UInt32
         var locale: UInt32
         var trigger: EventKind
+        var fired: UInt32
     }
     /// Hashes of (record id, action id) whose handler already ran: a repeated click runs nothing.
     var handled: Set<UInt64> = []
+    /// Per entry key: its rescheduled ids (in `index`) and its handled clicks (in `handled`), so
+    /// that they go with it when it is forgotten.
+    var aliasesOf: [UInt64: [UInt64]] = [:]
+    var handledOf: [UInt64: [UInt64]] = [:]
+    /// Event time (ms) after a record's `fireDate` in which responses to it are taken.
+    public var responseWindow: Int64 = Retention.default.responseWindow
+    /// Deliveries forgotten in the last one or two response windows, by key, with their `fired`:
+    /// a response to one is refused as too late, not as an unknown id.
+    var forgotten: [UInt64: UInt32] = [:]
+    var forgottenBefore: [UInt64: UInt32] = [:]
+    /// Event time (ms) at which `forgotten` becomes `forgottenBefore`; `sweep`: where `forget`
+    /// goes on in `entries`.
+    var rotateForgottenAt = Int64.min
+    var sweep = 0
+    /// No delivery fired before this (seconds): until the window after it has passed, `forget`
+    /// has nothing to do and returns at once (without indexing the deliveries waiting). Lowered
+    /// by each delivery, raised when a pass of the sweep has seen every entry.
+    var earliestFired = UInt32.max
+    /// The earliest `fired` seen by the sweep's current pass, and of deliveries since it began.
+    var passEarliest = UInt32.max
     var campaignIDs = Interned<CampaignID>()
     /// The eids as written (the first seen per campaign id), for reports.
     var campaignNames: [String] = []
@@ -96,7 +120,9 @@ public struct DeliveryLedger: Sendable {
         var aliases: [UInt64] = []
         var handled: [UInt64] = []
         var unhandled: Set<UnhandledKey> = []
-        var isEmpty: Bool { entries.isEmpty && aliases.isEmpty && handled.isEmpty && unhandled.isEmpty }
+        /// Keys of saved lines that are gone (forgotten deliveries, their aliases and clicks).
+        var removed: [String] = []
+        var isEmpty: Bool { entries.isEmpty && aliases.isEmpty && handled.isEmpty && unhandled.isEmpty && removed.isEmpty }
     }
 
     struct UnhandledKey: Sendable, Hashable {
@@ -124,7 +150,7 @@ public struct DeliveryLedger: Sendable {
             let language = language(rule: rule, locale: pending.locale, trigger: pending.trigger) ?? 0
             entries.append(Entry(
                 key: pending.key, rule: pending.rule, campaign: ruleSlots[rule], beacon: pending.beacon, locale: pending.locale,
-                languageSlot: UInt16(clamping: language), clicks: 0, trigger: pending.trigger, state: 0))
+                languageSlot: UInt16(clamping: language), clicks: 0, trigger: pending.trigger, state: 0, fired: pending.fired))
         }
         unindexed.removeAll()
     }
@@ -190,12 +216,14 @@ public struct DeliveryLedger: Sendable {
         catchUp()
         guard index[key] == nil else { return }
         index[key] = entry
+        aliasesOf[entries[Int(entry)].key, default: []].append(key)
         if recordsChanges { changed.aliases.append(key) }
     }
 
     /// True the first time a (record, button) pair is seen: its handler runs then only.
-    mutating func firstHandling(_ key: UInt64) -> Bool {
+    mutating func firstHandling(_ key: UInt64, entry: Int32) -> Bool {
         guard handled.insert(key).inserted else { return false }
+        handledOf[entries[Int(entry)].key, default: []].append(key)
         if recordsChanges { changed.handled.append(key) }
         return true
     }
@@ -251,20 +279,25 @@ public struct DeliveryLedger: Sendable {
     /// counted again. The rule's campaign slot (`ruleSlots`) and its language for this locale
     /// and trigger (`setLanguage`) must be noted already.
     @inline(__always)
-    mutating func deliverLater(key: UInt64, rule: Int32, locale: UInt32, beacon: UInt32, trigger: EventKind) {
-        unindexed.append(PendingDelivery(key: key, rule: rule, beacon: beacon, locale: locale, trigger: trigger))
+    mutating func deliverLater(key: UInt64, rule: Int32, locale: UInt32, beacon: UInt32, trigger: EventKind, fireDate: Int64) {
+        let fired = Self.seconds(fireDate)
+        if fired < earliestFired { earliestFired = fired }
+        if fired < passEarliest { passEarliest = fired }
+        unindexed.append(PendingDelivery(key: key, rule: rule, beacon: beacon, locale: locale, trigger: trigger, fired: fired))
     }
 
     /// Remembers a delivered record now (a saved ledger's line); false when the id was delivered
     /// before (it is not counted again).
     @discardableResult
-    mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind) -> Bool {
+    mutating func deliver(key: UInt64, rule: Int32, campaign: UInt32, language: UInt32, locale: UInt32, beacon: UInt32, trigger: EventKind, fired: UInt32) -> Bool {
         catchUp()
         guard index[key] == nil else { return false }
+        if fired < earliestFired { earliestFired = fired }
+        if fired < passEarliest { passEarliest = fired }
         let next = Int32(entries.count)
         index[key] = next
         noteChange(next)
-        entries.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0))
+        entries.append(Entry(key: key, rule: rule, campaign: campaign, beacon: beacon, locale: locale, languageSlot: UInt16(clamping: language), clicks: 0, trigger: trigger, state: 0, fired: fired))
         return true
     }
 

@@ -1,7 +1,7 @@
 /// Why a response was not taken: an unknown record id, a record of another device, a button the
 /// notification does not have. The message says which and what was expected.
 public struct ResponseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable { case unknownRecord, otherDevice, unknownAction, campaignNotLoaded }
+    public enum Kind: Sendable, Equatable { case unknownRecord, outsideResponseWindow, otherDevice, unknownAction, campaignNotLoaded }
 
     public var kind: Kind
     public var message: String
@@ -30,9 +30,13 @@ extension RulesEngine {
     /// button runs the handler of the button's action type.
     public mutating func respond(to response: ResponseEvent) throws(ResponseError) -> ResponseOutcome {
         guard let entry = ledger.entryIndex(response.notification) else {
+            if let fired = ledger.forgottenDelivery(DeliveryLedger.key(response.notification)) {
+                throw tooLate(response, fired: fired)
+            }
             throw ResponseError(.unknownRecord, "field `notification`: \"\(response.notification)\" is not the id of a notification record this engine delivered (nor one in the saved state); expected the `id` of a delivered record, CAMPAIGN:DEVICE:EVENT")
         }
         let e = ledger.entries[Int(entry)]
+        if response.time.milliseconds > ledger.windowEnd(e.fired) { throw tooLate(response, fired: e.fired) }
         let eid = ledger.campaignNames[Int(e.campaign)]
         guard response.notification.hasPrefix(eid + ":" + response.device + ":") else {
             throw ResponseError(.otherDevice, "field `device`: record \"\(response.notification)\" was not delivered to device \"\(response.device)\"; expected the device the record names")
@@ -83,7 +87,7 @@ extension RulesEngine {
         once.add(response.notification.utf8)
         once.add(CollectionOfOne(0))
         once.add(actionId.utf8)
-        guard ledger.firstHandling(once.value) else { return outcome }
+        guard ledger.firstHandling(once.value, entry: entry) else { return outcome }
         guard let handler = actionRegistry.handler(for: action.kind) else {
             ledger.countUnhandled(.init(campaign: e.campaign, language: e.language, type: action.kind.name))
             outcome.unhandled = action.kind
@@ -95,6 +99,14 @@ extension RulesEngine {
             ledger.alias(DeliveryLedger.key(scheduled.id), to: entry)
         }
         return outcome
+    }
+
+    /// A response later than the response window after its record's `fireDate` (SPEC section 8).
+    func tooLate(_ response: ResponseEvent, fired: UInt32) -> ResponseError {
+        let window = Retention.text(milliseconds: ledger.responseWindow)
+        var fireDate: [UInt8] = []
+        Timestamp(milliseconds: Int64(fired) * 1000).appendRFC3339(to: &fireDate)
+        return ResponseError(.outsideResponseWindow, "field `notification`: record \"\(response.notification)\" was delivered longer ago than the response window (\(window)): it fired at \(String(decoding: fireDate, as: UTF8.self)), and responses are taken until \(window) after that; expected a response to a record delivered within the window")
     }
 
     /// The action a click runs: nil inside when it is the Cancel button (a dismissal), nil outside
@@ -193,7 +205,7 @@ extension RulesEngine {
                 h.add(byte: 0x3A)
                 h.add(bytes: event.id)
             }
-            ledger.deliverLater(key: h.value, rule: Int32(index), locale: locale, beacon: beacon, trigger: event.kind)
+            ledger.deliverLater(key: h.value, rule: Int32(index), locale: locale, beacon: beacon, trigger: event.kind, fireDate: firing.fireDate)
         }
     }
 }

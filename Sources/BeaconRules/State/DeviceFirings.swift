@@ -147,6 +147,43 @@ struct DeviceFirings: Sendable {
         abandoned = 0
     }
 
+    /// Drops the entries `expired` says so of devices from `device` on, until `limit` entries
+    /// were looked at (each device's run whole). Returns the device to go on from (0 after the
+    /// last) and how many entries were dropped. A run keeps its place and capacity; its order may
+    /// change (the last entry fills the gap).
+    mutating func forget(from device: Int, limit: Int, expired: (_ campaign: UInt32, _ time: Int64) -> Bool) -> (next: Int, dropped: Int) {
+        var d = device < runs.count ? device : 0
+        var seen = 0, dropped = 0
+        while d < runs.count && seen < limit {
+            var run = runs[d]
+            seen += max(1, Int(run.count))
+            if run.count > 0 {
+                var i = Int(run.start)
+                var end = i + Int(run.count)
+                var removed = false
+                while i < end {
+                    if expired(entries[i].campaign, entries[i].time) {
+                        end -= 1
+                        entries[i] = entries[end]
+                        removed = true
+                        dropped += 1
+                    } else {
+                        i += 1
+                    }
+                }
+                if removed {
+                    run.count = UInt32(end - Int(run.start))
+                    run.filter = 0
+                    for k in Int(run.start)..<end { run.filter |= Self.bit(entries[k].campaign) }
+                    runs[d] = run
+                }
+            }
+            d += 1
+        }
+        count -= dropped
+        return (d < runs.count ? d : 0, dropped)
+    }
+
     func forEach(_ body: (_ device: UInt32, _ campaign: UInt32, _ time: Int64) -> Void) {
         for (d, run) in runs.enumerated() {
             for i in Int(run.start)..<Int(run.start + run.count) { body(UInt32(d), entries[i].campaign, entries[i].time) }

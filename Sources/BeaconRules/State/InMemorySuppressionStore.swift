@@ -5,6 +5,10 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
     private var firings = DeviceFirings()
+    /// Where `forgetFirings` goes on, and the horizons by campaign slot for the expiry's generation.
+    private var sweep = 0
+    private var slotHorizons: [Int64?] = []
+    private var slotHorizonsGeneration = -1
 
     public init() {}
 
@@ -88,6 +92,22 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     @inline(__always)
     public mutating func recordFiring(_ device: UInt32, _ campaign: UInt32, at time: Timestamp) {
         firings.set(device: device, campaign: campaign, time: time.milliseconds)
+    }
+
+    /// A step of the sweep over devices. Devices stay known (their number is their key), with
+    /// an empty run once all their state is gone.
+    public mutating func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
+        if firings.count == 0 { return 0 }
+        if slotHorizonsGeneration != expiry.generation || slotHorizons.count != campaigns.count {
+            slotHorizons = campaigns.map { expiry.horizons[$0] }
+            slotHorizonsGeneration = expiry.generation
+        }
+        let horizons = slotHorizons
+        let (next, dropped) = firings.forget(from: sweep, limit: limit) { campaign, time in
+            expiry.isExpired(horizon: Int(campaign) < horizons.count ? horizons[Int(campaign)] : nil, time: time)
+        }
+        sweep = next
+        return dropped
     }
 
     /// Every entry, sorted by device then campaign (a stable order for files and tests).

@@ -35,9 +35,16 @@ public protocol SuppressionStore {
     /// may leave them nil). A key given stays the device's key. Returns a word of what it read,
     /// for the caller to keep so the loads are not optimized away.
     func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64
+    /// Drops state that `expiry` says can no longer change a decision, looking at no more than
+    /// `limit` entries (a sweep that goes on where the last call stopped, so that each call is a
+    /// short step). Returns how many entries it dropped. Keys given out stay valid.
+    mutating func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int
 }
 
 extension SuppressionStore {
+    /// A store that does not say how to forget keeps everything.
+    public mutating func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int { 0 }
+
     /// Stores that keep nothing in memory prefetch nothing.
     public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64 { 0 }
 

@@ -29,7 +29,7 @@ struct ChunkedLogTests {
         ledger.ruleSlots[0] = 0
         ledger.setLanguage(0, rule: 0, locale: 0, trigger: .enter)
         for i in 0..<70_000 {
-            ledger.deliverLater(key: UInt64(i % 65_000), rule: 0, locale: 0, beacon: 0, trigger: .enter)
+            ledger.deliverLater(key: UInt64(i % 65_000), rule: 0, locale: 0, beacon: 0, trigger: .enter, fireDate: 0)
         }
         #expect(ledger.count == 65_000)
         ledger.catchUp()

@@ -28,6 +28,7 @@ struct DocumentedCommandTests {
         ("scripts/output-heavy.sh", "a benchmark, run by hand"),
         ("scripts/callgrind-per-event.sh", "a benchmark, run by hand"),
         ("scripts/docs.sh", "the DocC archive, run by hand (swift test holds the build folder's lock)"),
+        ("scripts/soak.sh", "a benchmark, run by hand; RetentionTests run its small version in process"),
     ]
 
     @Test("every command of the document prints what the document shows", arguments: documents)

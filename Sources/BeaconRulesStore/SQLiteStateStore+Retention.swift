@@ -1,0 +1,80 @@
+public import BeaconRules
+
+/// Retention in the state file (SPEC section 5): answers and outbox entries by the wall clock
+/// they were stamped with, suppression state by a sweep over `firing` in key order, a few hundred
+/// rows per commit; the pages freed go back to the file system a few at a time (incremental
+/// vacuum), so the file stops growing under a steady stream instead of keeping every event.
+extension SQLiteStateStore {
+    public func setClock(_ now: Timestamp) { clock = now.milliseconds }
+
+    /// The oldest `limit` answers and outbox entries, those of them given before `time`.
+    public func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
+        if failure != nil { return 0 }
+        let answers = try deleteOldest(forgetAnswerStatement, before: time, limit: limit)
+        // Counted as `remember` counts: in the open transaction until it commits.
+        if inTransaction { pendingAnswers -= answers } else { heldAnswers -= answers }
+        return answers + (try deleteOldest(forgetOutboxStatement, before: time, limit: limit))
+    }
+
+    /// Runs one of the `forget…Statement`s; how many rows it deleted.
+    private func deleteOldest(_ statement: SQLiteStatement, before time: Timestamp, limit: Int) throws(StoreError) -> Int {
+        statement.bind(1, time.milliseconds)
+        statement.bind(2, Int64(min(limit, Int(Int32.max))))
+        let result: Result<Bool, StoreError>
+        do { result = .success(try statement.step()) } catch { result = .failure(error) }
+        statement.reset()
+        _ = try result.get()
+        return db.changes
+    }
+
+    /// The next `limit` rows of `firing` after the last step's, those of them expired deleted.
+    public func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
+        if failure != nil { return 0 }
+        var expired: [(String, String)] = []
+        var seen = 0
+        do {
+            defer { sweepFirings.reset() }
+            sweepFirings.bind(1, firingSweep.0)
+            sweepFirings.bind(2, firingSweep.1)
+            sweepFirings.bind(3, Int64(min(limit, Int(Int32.max))))
+            while try sweepFirings.step() {
+                seen += 1
+                let device = sweepFirings.text(0), campaign = sweepFirings.text(1)
+                firingSweep = (device, campaign)
+                if expiry.isExpired(campaign: CampaignID(canonical: campaign), time: sweepFirings.int64(2)) {
+                    expired.append((device, campaign))
+                }
+            }
+            // The end of the table: the next step starts again from its beginning.
+            if seen < limit { firingSweep = ("", "") }
+            for (device, campaign) in expired {
+                defer { deleteFiring.reset() }
+                deleteFiring.bind(1, device)
+                deleteFiring.bind(2, campaign)
+                _ = try deleteFiring.step()
+            }
+        } catch {
+            note(error)
+            return 0
+        }
+        return expired.count
+    }
+
+    /// Pages free in the file beyond a slack of an eighth of it (at least 256) go back, at most
+    /// `reclaimStep` per call: the file keeps room for what comes next, and shrinks when a lot
+    /// was forgotten.
+    public func reclaimSpace() throws(StoreError) {
+        if failure != nil { return }
+        let free = try db.integer("PRAGMA freelist_count")
+        let slack = max(256, try db.integer("PRAGMA page_count") / 8)
+        if free > slack { try db.execute("PRAGMA incremental_vacuum(\(min(free - slack, Self.reclaimStep)))") }
+    }
+
+    /// Pages given back per commit at most: 512 pages of 4 KiB, 2 MiB.
+    static let reclaimStep: Int64 = 512
+
+    /// The database's pages (in use and free) in bytes, without the write-ahead log.
+    public func pageBytes() throws(StoreError) -> Int64 {
+        try db.integer("PRAGMA page_count") * db.integer("PRAGMA page_size")
+    }
+}

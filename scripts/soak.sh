@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The soak (issue 17): a steady pipelined stream through `serve --state` and through `serve` in
+# memory, with short retention, printing the server's RSS and state-file size every million
+# events (scripts/soak.py). Event times advance 0.5 s per event, so suppression intervals (1-24 h
+# in the museum campaigns) and the response window (1 h here) expire as the run goes on; answers
+# are kept 30 s of wall clock. Nothing is asserted: the figures are printed (README, docs/serve.md).
+# Usage: scripts/soak.sh [EVENTS] [DEVICES] [RATE]   (default: 10000000 1000000 20000)
+# BEACONRULES_BIN: a folder with release binaries already built (else they are built here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+events=${1:-10000000}
+devices=${2:-1000000}
+rate=${3:-20000}
+if [ -z "${BEACONRULES_BIN:-}" ]; then
+    nice swift build -c release --product beaconrules >/dev/null
+    BEACONRULES_BIN=$(swift build -c release --show-bin-path)
+fi
+work=$(mktemp -d)
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+soak() {  # soak MODE [serve options...]
+    local mode=$1
+    shift
+    "$BEACONRULES_BIN/beaconrules" serve --port 0 --campaigns Campaigns/museum \
+        --answer-retention 30s --response-window 1h "$@" >"$work/out" 2>"$work/log" &
+    server=$!
+    for _ in $(seq 1 100); do grep -q '^listening on' "$work/out" && break; sleep 0.1; done
+    local port
+    port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/out")
+    echo "== $mode: $events events over $devices devices at $rate events/s on 4 connections"
+    python3 scripts/soak.py --port "$port" --pid "$server" ${state:+--state "$state"} \
+        --events "$events" --devices "$devices" --rate "$rate" --report $((events / 10))
+    kill -TERM "$server"
+    wait "$server"
+    server=
+}
+
+state="$work/state.db" soak "serve --state" --state "$work/state.db"
+state= soak "serve (in memory)"
