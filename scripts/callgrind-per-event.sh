@@ -3,6 +3,7 @@
 # callgrind run over the first 500,000 events minus one over the first 400,000, divided by
 # 100,000, with SWIFT_DETERMINISTIC_HASHING=1; and the md5 of the whole million's records.
 # Usage: scripts/callgrind-per-event.sh [BINARY]   (default .build/release/beaconrules)
+# One engine (--jobs 1): the figure is the engine's, not the sharding's (scripts/jobs-benchmark.sh).
 # The workload is the one scripts/bench.sh generates (WORK, default .build/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,11 +19,11 @@ head -n 500000 "$work/events.jsonl" > "$scratch/500000.jsonl"
 declare -A collected
 for n in 400000 500000; do
   SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$scratch/callgrind.$n" \
-    "$scratch/beaconrules" replay "$scratch/$n.jsonl" --campaigns "$work/campaigns" --locales Locales \
+    "$scratch/beaconrules" replay --jobs 1 "$scratch/$n.jsonl" --campaigns "$work/campaigns" --locales Locales \
     > /dev/null 2> "$scratch/valgrind.$n"
   collected[$n]=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$scratch/valgrind.$n")
   echo "first $n events: ${collected[$n]} instructions"
 done
 echo "per warm event: $(( (collected[500000] - collected[400000]) / 100 )) instructions / 1000 events"
-"$binary" replay "$work/events.jsonl" --campaigns "$work/campaigns" --locales Locales > "$scratch/records"
+"$binary" replay --jobs 1 "$work/events.jsonl" --campaigns "$work/campaigns" --locales Locales > "$scratch/records"
 echo "records of the million: $(md5sum < "$scratch/records" | cut -d' ' -f1), $(wc -l < "$scratch/records") records"
