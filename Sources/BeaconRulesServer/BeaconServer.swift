@@ -1,4 +1,5 @@
 import BeaconRules
+public import BeaconRulesPostgres
 public import BeaconRulesStore
 public import Logging
 public import NIOCore
@@ -41,13 +42,32 @@ public actor BeaconServer: Service {
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
-        self.configuration = configuration
-        connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
-        if let store {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger)
+        let connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let owner = if let store {
+            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger)
         } else {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger)
+            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger)
         }
+        self.init(configuration: configuration, catalog: catalog, owner: owner, on: connectionLoop, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
+    }
+
+    /// A server on a PostgreSQL state that other instances may share (`--state postgres://...`).
+    public init(
+        configuration: ServerConfiguration, catalog: Catalog, postgres store: sending PostgresStateStore,
+        loadCatalog: @escaping CatalogLoader, logger: Logger,
+        onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
+    ) {
+        let owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, postgres: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger)
+        self.init(configuration: configuration, catalog: catalog, owner: owner, on: MultiThreadedEventLoopGroup.singleton.next(), loadCatalog: loadCatalog, logger: logger, onListening: onListening)
+    }
+
+    private init(
+        configuration: ServerConfiguration, catalog: Catalog, owner: EngineOwner, on connectionLoop: any EventLoop,
+        loadCatalog: @escaping CatalogLoader, logger: Logger, onListening: @escaping @Sendable (SocketAddress) -> Void
+    ) {
+        self.configuration = configuration
+        self.connectionLoop = connectionLoop
+        self.owner = owner
         self.loadCatalog = loadCatalog
         self.logger = logger
         self.onListening = onListening

@@ -1,4 +1,5 @@
 import BeaconRules
+import BeaconRulesStore
 import Foundation
 import Logging
 import NIOCore
@@ -61,6 +62,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         let now = Self.wallClock()
         do {
             try log.begin()
+            if log.locksDevices { try lockDevices(of: jobs) }
             pipeline.setWallClock(now)
             for job in jobs {
                 switch job {
@@ -113,6 +115,23 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
             logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
             return replies
         }
+    }
+
+    /// Hands the log every device and id of the transaction's lines at once, before any is
+    /// applied: a shared database locks them in one go, in a fixed order.
+    private func lockDevices(of jobs: [EngineOwner.Job]) throws(StoreError) {
+        var devices: [String] = [], ids: [String] = []
+        for case .lines(let lines, _) in jobs {
+            for case .input(let input, _) in lines {
+                ids.append(input.id)
+                switch input {
+                case .beacon(let event): devices.append(event.device)
+                case .sighting(let sighting, _): devices.append(sighting.device)
+                case .response(let response): devices.append(response.device)
+                }
+            }
+        }
+        try log.lock(devices: devices, answersOf: ids)
     }
 
     /// A wake with no work: the clock alone may confirm exits and fire dwells.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesPostgres
 import BeaconRulesServer
 import BeaconRulesStore
 import Logging
@@ -41,8 +42,11 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`); default: in memory, lost at exit.", valueName: "file"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`), or in the PostgreSQL database postgres://USER@HOST:PORT/DB[?sslmode=disable|require|verify-full] that several instances may share (password from PGPASSWORD or --state-password-file); default: in memory, lost at exit.", valueName: "file|url"))
     var stateFile: String?
+
+    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
+    var statePasswordFile: String?
 
     @Option(name: .customLong("format"), help: ArgumentHelp("Records in replies: `records` (SPEC section 3) or `apns` (APNs payloads).", valueName: "format"))
     var format: OutputFormat = .records
@@ -84,21 +88,29 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.presence = try presenceOptions.settings(campaigns: campaigns)
         let listening = configuration
-        let store: SQLiteStateStore?
-        do {
-            store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) }
+        let catalog = self.catalog
+        let loaded = Catalog(campaigns: campaigns, locales: locales)
+        let onListening: @Sendable (SocketAddress) -> Void = { address in
+            // Tests and scripts read the port from here when --port is 0.
+            OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
+        }
+        let server: BeaconServer
+        do throws(StoreError) {
+            if let url = stateFile, PostgresLocation.isURL(url) {
+                let store = try PostgresStateStore(location: StateURL.location(url, passwordFile: statePasswordFile), logger: logger)
+                server = BeaconServer(
+                    configuration: configuration, catalog: loaded, postgres: store,
+                    loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
+            } else {
+                let store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) }
+                server = BeaconServer(
+                    configuration: configuration, catalog: loaded, store: store,
+                    loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
+            }
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
-        let catalog = self.catalog
-        let server = BeaconServer(
-            configuration: configuration, catalog: Catalog(campaigns: campaigns, locales: locales), store: store,
-            loadCatalog: { catalog.reload() }, logger: logger,
-            onListening: { address in
-                // Tests and scripts read the port from here when --port is 0.
-                OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
-            })
         var group = ServiceGroupConfiguration(
             services: [
                 .init(service: server),
