@@ -25,6 +25,9 @@ struct DocumentedCommandTests {
         ("scripts/serve-benchmark.sh", "a benchmark, run by hand"),
         ("scripts/decision-floor.sh", "a benchmark, run by hand"),
         ("scripts/soak.sh", "a benchmark, run by hand; RetentionTests run its small version in process"),
+        ("scripts/serve-postgres-benchmark.sh", "a benchmark, run by hand"),
+        ("beaconrules serve --state postgres://", "ServePostgresTests, against a private PostgreSQL cluster"),
+        ("beaconrules state ", "ServePostgresTests, against a private PostgreSQL cluster"),
     ]
 
     @Test("every command of the document prints what the document shows", arguments: documents)

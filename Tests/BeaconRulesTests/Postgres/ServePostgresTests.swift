@@ -1,3 +1,4 @@
+import BeaconRules
 @testable import BeaconRulesPostgres
 import BeaconRulesStore
 import Foundation

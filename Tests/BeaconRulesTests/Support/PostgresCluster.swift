@@ -96,30 +96,32 @@ final class PostgresCluster: Sendable {
     }
 
     /// Runs one of the cluster's programs (as `owner` when set); its stdout, or an error with its output.
+    ///
+    /// Spawned and waited for by pid, not through `Process`: `pg_ctl start` leaves the postmaster
+    /// running with the descriptors it inherited, and `Process` would wait for those to close.
     @discardableResult
     func run(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        if let owner {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", owner, "--", binaries + "/" + program] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: binaries + "/" + program)
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let command = owner.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []
+        let argv = command + [binaries + "/" + program] + arguments
         let output = directory + "/\(program)-\(UInt32.random(in: 0...UInt32.max)).out"
-        FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o666])
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try? handle.close()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(argv[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
+        let exited = (status & 0x7f) == 0, code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
         return text
     }
