@@ -28,6 +28,7 @@ struct DocumentedCommandTests {
         ("scripts/serve-postgres-benchmark.sh", "a benchmark, run by hand"),
         ("beaconrules serve --state postgres://", "ServePostgresTests, against a private PostgreSQL cluster"),
         ("beaconrules state ", "ServePostgresTests, against a private PostgreSQL cluster"),
+        ("PGPASSWORD=", "ServePostgresTests run serve on PostgreSQL against a private cluster"),
     ]
 
     @Test("every command of the document prints what the document shows", arguments: documents)
