@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "BeaconRulesService",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer",
+                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer", "BeaconRulesPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -29,11 +29,21 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 "${as[@]}" "$pgbin/initdb" -D "$work/pg" -U beacon -A trust --no-sync -E UTF8 --locale C >/dev/null
 "${as[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
     -o "-p $port -k $work -c listen_addresses=127.0.0.1" start >/dev/null
-db=0
 database() {  # a new empty database; prints its URL
-    db=$((db + 1))
-    "$pgbin/psql" -h 127.0.0.1 -p "$port" -U beacon -d postgres -qc "CREATE DATABASE bench$db"
-    echo "postgres://beacon@127.0.0.1:$port/bench$db"
+    local name="bench_${RANDOM}_$$"
+    "$pgbin/psql" -h 127.0.0.1 -p "$port" -U beacon -d postgres -qc "CREATE DATABASE $name"
+    echo "postgres://beacon@127.0.0.1:$port/$name"
+}
+
+# CPU time (user + system, ms) of the serve instances, and of every PostgreSQL process.
+cpu_of() { for pid in "$@"; do awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null; done |
+    awk -v hz="$(getconf CLK_TCK)" '{ t += $1 } END { printf "%d", t * 1000 / hz }'; }
+serve_cpu() { cpu_of "${servers[@]}"; }
+pg_cpu() {  # live backends come and go: the postmaster's children's CPU counts once they exit
+    local pm
+    pm=$(head -1 "$work/pg/postmaster.pid")
+    { cpu_of $(pgrep -P "$pm"); awk '{ print $16 + $17 }' "/proc/$pm/stat" |
+        awk -v hz="$(getconf CLK_TCK)" '{ printf " %d", $1 * 1000 / hz }'; } | awk '{ printf "%d", $1 + $2 }'
 }
 
 echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -55,13 +65,16 @@ stop_all() {
 load() {  # load LABEL EVENTS_PER_CONNECTION RATE PORT...: one load client per port, at once
     local label=$1 count=$2 rate=$3
     shift 3
-    local pids=() k=0
+    local pids=() k=0 serve_before pg_before
+    serve_before=$(serve_cpu)
+    pg_before=$(pg_cpu)
     for p in "$@"; do
         k=$((k + 1))
         "$bin/beaconrules-load" --port "$p" --connections 4 --events "$count" --rate "$rate" >"$work/load$k" &
         pids+=($!)
     done
     for pid in "${pids[@]}"; do wait "$pid"; done
+    echo "-- $label: CPU of serve $(( $(serve_cpu) - serve_before )) ms, of PostgreSQL $(( $(pg_cpu) - pg_before )) ms"
     k=0
     for p in "$@"; do
         k=$((k + 1))

@@ -124,11 +124,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         for case .lines(let lines, _) in jobs {
             for case .input(let input, _) in lines {
                 ids.append(input.id)
-                switch input {
-                case .beacon(let event): devices.append(event.device)
-                case .sighting(let sighting, _): devices.append(sighting.device)
-                case .response(let response): devices.append(response.device)
-                }
+                devices.append(input.device)
             }
         }
         try log.lock(devices: devices, answersOf: ids)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRulesHTTP
+import BeaconRulesPostgres
 import BeaconRulesServer
 import BeaconRulesService
 import Logging
@@ -42,8 +43,11 @@ struct HTTPCommand: AsyncParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `serve --state` and `replay --state`); default: in memory, lost at exit.", valueName: "file"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `serve --state` and `replay --state`), or in the PostgreSQL database postgres://USER@HOST:PORT/DB; default: in memory, lost at exit.", valueName: "file|url"))
     var stateFile: String?
+
+    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
+    var statePasswordFile: String?
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
@@ -65,8 +69,13 @@ struct HTTPCommand: AsyncParsableCommand {
         let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
         let rules: RulesService
         do {
+            let state: StateStorage = if let stateFile, PostgresLocation.isURL(stateFile) {
+                .postgres(try StateURL.location(stateFile, passwordFile: statePasswordFile))
+            } else {
+                stateFile.map { .sqlite(path: $0) } ?? .inMemory
+            }
             rules = try RulesService(
-                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateFile.map { .sqlite(path: $0) } ?? .inMemory,
+                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state,
                 presence: try presenceOptions.settings(campaigns: campaigns), retention: retentionOptions.retention, logger: logger)
         } catch {
             StandardError.write("beaconrules: \(error)\n")

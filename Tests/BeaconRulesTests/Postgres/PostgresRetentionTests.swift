@@ -26,8 +26,13 @@ extension ServePostgresTests {
         let store = try Self.store("retention_firings")
         defer { store.close() }
         let forgetting = RetentionTests.pipeline(try RetentionTests.museum, store: store, log: NoAnswerLog(), retention: RetentionTests.hourLate)
+        // A transaction per batch, as `serve` commits: the sweep sees what earlier ones wrote back.
         try store.begin()
-        try RetentionTests.feed(lines, into: forgetting) { try forgetting.forgetExpired(limit: .max) }
+        try RetentionTests.feed(lines, into: forgetting) {
+            try forgetting.forgetExpired(limit: .max)
+            try store.commit()
+            try store.begin()
+        }
         try store.commit()
         RetentionTests.expectSameOutcomes(forgetting.output.outcomes, keeping.output.outcomes)
         #expect(try store.firings().count < keeping.engine.engine.store.count)
