@@ -1,5 +1,5 @@
 public import BeaconRulesStore
-public import PostgresNIO
+import PostgresNIO
 public import Logging
 
 /// The tables of a PostgreSQL state and their version, in `beaconrules_schema`. An empty database

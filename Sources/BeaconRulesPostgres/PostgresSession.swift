@@ -1,9 +1,9 @@
-public import BeaconRulesStore
-public import Logging
+import BeaconRulesStore
+import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-public import PostgresNIO
+import PostgresNIO
 
 /// One connection to the database, used from one thread that blocks on each query (the server's
 /// owner thread, or `replay`): the engine reads its state synchronously, so the store waits for
@@ -23,6 +23,9 @@ final class PostgresSession {
         self.location = location
         self.logger = logger
     }
+
+    /// Whether a connection is open (a dropped one is not reopened to roll back).
+    var isConnected: Bool { connection != nil }
 
     /// The open connection, connecting when there is none.
     private func connected() throws(StoreError) -> PostgresConnection {

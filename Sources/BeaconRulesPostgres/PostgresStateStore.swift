@@ -78,8 +78,12 @@ public final class PostgresStateStore: SuppressionStore {
         forgetTransaction()
     }
 
+    /// Forgets every change since `begin()`. A connection that was dropped has nothing to roll
+    /// back (the server ended its transaction with it).
     public func rollback() {
-        do { try session.run("ROLLBACK") } catch { session.drop() }
+        if session.isConnected {
+            do { try session.run("ROLLBACK") } catch { session.drop() }
+        }
         inTransaction = false
         failure = nil
         forgetTransaction()

@@ -68,13 +68,7 @@ struct ServePostgresTests {
         }
         await a.stop()
         await b.stop()
-        for (d, lines) in devices.enumerated() {
-            #expect(answered[d] == (try lines.map { try #require(oracle.replies[try eventID($0)]) }), "device \(d)")
-        }
-        let served = try postgresSnapshot(url)
-        let clean = try snapshot(directory + "/clean.db")
-        #expect(served.firings == clean.firings)
-        #expect(served.answerBytes == clean.answerBytes)
+        try expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
     }
 
     @Test func killNineOfOneInstanceLosesNothingAndCountsNothingTwice() async throws {
@@ -119,14 +113,7 @@ struct ServePostgresTests {
         }
         await pair.survivor.stop()
         #expect(await pair.killed)
-        for (d, lines) in devices.enumerated() {
-            #expect(answered[d] == (try lines.map { try #require(oracle.replies[try eventID($0)]) }), "device \(d)")
-        }
-        let served = try postgresSnapshot(url)
-        let clean = try snapshot(directory + "/clean.db")
-        #expect(served.firings == clean.firings)
-        #expect(served.answers == total)
-        #expect(served.answerBytes == clean.answerBytes)
+        try expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
     }
 
     @Test func aDatabaseRestartCostsErrorsNeverAFalseOkAndNoRestartOfServe() async throws {
@@ -173,13 +160,7 @@ struct ServePostgresTests {
         #expect(server.process.isRunning)
         await server.stop()
         #expect(await counter.errors > 0, "no line was answered while the database was down")
-        for (d, lines) in devices.enumerated() {
-            #expect(answered[d] == (try lines.map { try #require(oracle.replies[try eventID($0)]) }), "device \(d)")
-        }
-        let served = try postgresSnapshot(url)
-        let clean = try snapshot(directory + "/clean.db")
-        #expect(served.firings == clean.firings)
-        #expect(served.answers == total)
+        try expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
     }
 
     @Test func migrateUpgradesAVersionOneSchema() async throws {
@@ -279,9 +260,18 @@ actor ReplyCounter {
 func postgresSnapshot(_ url: String) throws -> StateSnapshot {
     let store = try PostgresStateStore(location: try PostgresLocation(url: url), logger: Logger(label: "test"))
     defer { store.close() }
-    let answers = try store.answers()
-    return StateSnapshot(
-        firings: try store.firings().map { "\($0.device) \($0.campaign.canonical) \($0.time.milliseconds)" },
-        answers: answers.count,
-        answerBytes: Dictionary(uniqueKeysWithValues: answers.map { ($0.event, $0.records) }))
+    return StateSnapshot(firings: try store.firings(), answers: try store.answers())
+}
+
+/// Every device's replies are those of one clean replay, and the database holds what the replay's
+/// state file holds (every event answered once).
+func expectAsReplay(_ answered: [[String]], devices: [[String]], oracle: ReplayOracle, url: String, directory: String) throws {
+    for (d, lines) in devices.enumerated() {
+        #expect(answered[d] == (try lines.map { try #require(oracle.replies[try eventID($0)]) }), "device \(d)")
+    }
+    let served = try postgresSnapshot(url)
+    let clean = try snapshot(directory + "/clean.db")
+    #expect(served.firings == clean.firings)
+    #expect(served.answers == devices.joined().count)
+    #expect(served.answerBytes == clean.answerBytes)
 }
