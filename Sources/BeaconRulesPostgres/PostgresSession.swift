@@ -45,9 +45,9 @@ final class PostgresSession {
                 configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
             connections += 1
-            let new = try PostgresConnection.connect(
+            let new = try Self.wait(for: PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: connections, logger: logger
-            ).wait()
+            ), atMost: .seconds(15))
             connection = new
             return new
         } catch {
@@ -55,24 +55,43 @@ final class PostgresSession {
         }
     }
 
-    /// Runs `query` and returns its rows, waiting for them. A failure drops the connection when
-    /// it is the connection that failed (a server error leaves it usable).
+    /// Runs `query` and returns its rows, waiting for them, at most `queryTimeout`. A failure
+    /// drops the connection when it is the connection that failed (a server error leaves it
+    /// usable); so does a timeout (a query whose connection died under it may never complete).
     @discardableResult
     func run(_ query: PostgresQuery) throws(StoreError) -> PostgresQueryResult {
         let connection = try connected()
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try Self.wait(for: connection.query(query, logger: logger), atMost: Self.queryTimeout)
         } catch {
             if !Self.isServerError(error) { drop() }
             throw StoreError(path: location.description, message: Self.describe(error))
         }
     }
 
-    /// Closes the connection (if any); the next query opens a new one.
+    /// How long a query may take before its connection is given up.
+    static let queryTimeout = TimeAmount.seconds(15)
+
+    struct Timeout: Error, CustomStringConvertible {
+        var description: String { "no answer from the database within \(PostgresSession.queryTimeout.nanoseconds / 1_000_000_000) s; connecting again" }
+    }
+
+    /// The future's value, or `Timeout` once `limit` has passed.
+    static func wait<T: Sendable>(for future: EventLoopFuture<T>, atMost limit: TimeAmount) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: promise)
+        let timer = future.eventLoop.scheduleTask(in: limit) { promise.fail(Timeout()) }
+        defer { timer.cancel() }
+        return try promise.futureResult.wait()
+    }
+
+    /// Forgets the connection (if any) and closes it without waiting; the next query opens a new one.
     func drop() {
         guard let connection else { return }
         self.connection = nil
-        _ = try? connection.close().wait()
+        // Kept until closed: a connection must not be freed open.
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     static func isServerError(_ error: any Error) -> Bool {

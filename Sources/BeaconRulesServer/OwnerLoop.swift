@@ -38,10 +38,36 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                 tick()
                 continue
             }
-            EngineOwnerThread.send(process(jobs))
+            for transaction in Self.transactions(jobs, locking: log.locksDevices) {
+                EngineOwnerThread.send(process(transaction))
+            }
         }
         close()
         mailbox.finished()
+    }
+
+    /// Lines at most in one transaction on a shared database (a job is never split): it holds a
+    /// lock per device until it commits, and PostgreSQL's lock table is shared and bounded
+    /// (`max_locks_per_transaction` × `max_connections`). Without the cap, a backlog (clients
+    /// resending after an outage) would make one transaction too large to ever commit.
+    static var linesPerLockingTransaction: Int { 1024 }
+
+    /// `jobs` in order, cut into transactions of at most `linesPerLockingTransaction` lines when
+    /// the log locks devices; one transaction otherwise.
+    static func transactions(_ jobs: [EngineOwner.Job], locking: Bool) -> [[EngineOwner.Job]] {
+        guard locking else { return [jobs] }
+        var result: [[EngineOwner.Job]] = [[]]
+        var lines = 0
+        for job in jobs {
+            let count = if case .lines(let jobLines, _) = job { jobLines.count } else { 0 }
+            if lines > 0 && lines + count > linesPerLockingTransaction {
+                result.append([])
+                lines = 0
+            }
+            result[result.count - 1].append(job)
+            lines += count
+        }
+        return result
     }
 
     func tickIfDue() {

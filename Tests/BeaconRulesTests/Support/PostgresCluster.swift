@@ -42,6 +42,7 @@ final class PostgresCluster: Sendable {
         guard let binaries = findBinaries() else {
             throw Failure(description: "no PostgreSQL server found under /usr/lib/postgresql (apt-get install postgresql)")
         }
+        stopOrphans(binaries: binaries)
         let directory = "/tmp/beaconrules-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         chmod(directory, 0o777)
@@ -50,6 +51,18 @@ final class PostgresCluster: Sendable {
         try cluster.run("initdb", ["-D", cluster.data, "-U", cluster.user, "-A", "trust", "--no-sync", "-E", "UTF8", "--locale", "C"])
         try cluster.startServer()
         return cluster
+    }
+
+    /// Clusters of test processes that were killed before their suite ended (`/tmp/beaconrules-pg-PID-*`
+    /// whose PID is gone): stopped and removed, so that no postmaster outlives a killed run for long.
+    static func stopOrphans(binaries: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
+        for name in names where name.hasPrefix("beaconrules-pg-") {
+            guard let pid = Int32(name.split(separator: "-")[2]), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let owner: String? = getuid() == 0 ? (getpwnam("postgres") != nil ? "postgres" : "nobody") : nil
+            let orphan = PostgresCluster(directory: "/tmp/" + name, port: 0, binaries: binaries, owner: owner)
+            orphan.destroy()
+        }
     }
 
     private init(directory: String, port: Int, binaries: String, owner: String?) {
