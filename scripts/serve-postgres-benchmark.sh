@@ -53,7 +53,7 @@ start() {  # start NAME [serve options...]: starts an instance, sets $listening 
     shift
     "$bin/beaconrules" serve --port 0 --log-level warning "$@" >"$work/$name.out" 2>"$work/$name.log" &
     servers+=($!)
-    for _ in $(seq 1 100); do grep -q '^listening on' "$work/$name.out" && break; sleep 0.1; done
+    for _ in $(seq 1 100); do grep -qs '^listening on' "$work/$name.out" && break; sleep 0.1; done
     listening=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/$name.out")
 }
 
