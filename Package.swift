@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
@@ -55,11 +57,25 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Durable state in SQLite: suppression, once-only, and the log of answered events.
         .target(name: "BeaconRulesStore", dependencies: ["BeaconRules", "CSQLite"], swiftSettings: strict),
+        // Durable state in PostgreSQL, shared by many `serve` instances: the same contract as the
+        // SQLite store, one transaction per batch with a lock per device (docs/serve.md, "Scaling out").
+        .target(
+            name: "BeaconRulesPostgres",
+            dependencies: [
+                "BeaconRules", "BeaconRulesStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // `beaconrules serve`: the SwiftNIO line service around the engine and the store.
         .target(
             name: "BeaconRulesServer",
             dependencies: [
-                "BeaconRules", "BeaconRulesStore",
+                "BeaconRules", "BeaconRulesStore", "BeaconRulesPostgres",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -73,7 +89,7 @@ let package = Package(
         .target(
             name: "BeaconRulesService",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer",
+                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer", "BeaconRulesPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -98,7 +114,7 @@ let package = Package(
             name: "beaconrules",
             dependencies: [
                 "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BeaconRulesServer",
-                "BeaconRulesTimeline", "CZlib", "BeaconRulesService", "BeaconRulesHTTP",
+                "BeaconRulesTimeline", "BeaconRulesPostgres", "CZlib", "BeaconRulesService", "BeaconRulesHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -141,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "BeaconRulesTests",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline",
+                "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline", "BeaconRulesPostgres",
                 "BeaconRulesServer", "BeaconRulesService", "BeaconRulesHTTP", "beaconrules", "beaconrules-bench", "beaconrules-load", "museum-embedding",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

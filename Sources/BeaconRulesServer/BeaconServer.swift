@@ -1,4 +1,5 @@
 import BeaconRules
+public import BeaconRulesPostgres
 public import BeaconRulesStore
 public import Logging
 public import NIOCore
@@ -47,15 +48,35 @@ public actor BeaconServer: Service {
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
-        self.configuration = configuration
-        connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
         let metrics = ServeMetrics(factory: configuration.metrics)
-        self.metrics = metrics
-        if let store {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
+        let owner = if let store {
+            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         } else {
-            owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
+            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         }
+        self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: connectionLoop, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
+    }
+
+    /// A server on a PostgreSQL state that other instances may share (`--state postgres://...`).
+    public init(
+        configuration: ServerConfiguration, catalog: Catalog, postgres store: sending PostgresStateStore,
+        loadCatalog: @escaping CatalogLoader, logger: Logger,
+        onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
+    ) {
+        let metrics = ServeMetrics(factory: configuration.metrics)
+        let owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, postgres: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
+        self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: MultiThreadedEventLoopGroup.singleton.next(), loadCatalog: loadCatalog, logger: logger, onListening: onListening)
+    }
+
+    private init(
+        configuration: ServerConfiguration, catalog: Catalog, owner: EngineOwner, metrics: ServeMetrics, on connectionLoop: any EventLoop,
+        loadCatalog: @escaping CatalogLoader, logger: Logger, onListening: @escaping @Sendable (SocketAddress) -> Void
+    ) {
+        self.configuration = configuration
+        self.connectionLoop = connectionLoop
+        self.owner = owner
+        self.metrics = metrics
         self.loadCatalog = loadCatalog
         self.logger = logger
         self.onListening = onListening

@@ -1,5 +1,6 @@
 import BeaconRules
 import BeaconRulesStore
+import BeaconRulesPostgres
 import Foundation
 import Logging
 import NIOCore
@@ -41,6 +42,18 @@ final class EngineOwner: Sendable {
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = FileOwner(OwnerLoop(
+            engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
+            format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+        inline = nil
+    }
+
+    /// With `--state postgres://...`: as with a state file, the database shared with other
+    /// instances (each transaction locks its devices first).
+    init(
+        campaigns: CampaignSet, locales: LocaleTable, postgres store: sending PostgresStateStore, format: OutputFormat = .records,
+        presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
+    ) {
+        thread = DatabaseOwner(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inline = nil
@@ -174,6 +187,16 @@ protocol OwnerThread: Sendable {
 final class FileOwner: OwnerThread, @unchecked Sendable {
     let loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>
     init(_ loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>) { self.loop = loop }
+    func run(_ mailbox: Mailbox) { loop.run(mailbox) }
+    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
+    func tickIfDue() { loop.tickIfDue() }
+    func close() { loop.close() }
+}
+
+/// `@unchecked Sendable`: as `FileOwner`, on the thread that owns the database connection.
+final class DatabaseOwner: OwnerThread, @unchecked Sendable {
+    let loop: OwnerLoop<PostgresStateStore, PostgresStateStore>
+    init(_ loop: OwnerLoop<PostgresStateStore, PostgresStateStore>) { self.loop = loop }
     func run(_ mailbox: Mailbox) { loop.run(mailbox) }
     func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
     func tickIfDue() { loop.tickIfDue() }

@@ -1,4 +1,5 @@
 import BeaconRules
+import BeaconRulesStore
 import Foundation
 import Logging
 import NIOCore
@@ -41,10 +42,36 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                 tick()
                 continue
             }
-            EngineOwnerThread.send(process(jobs))
+            for transaction in Self.transactions(jobs, locking: log.locksDevices) {
+                EngineOwnerThread.send(process(transaction))
+            }
         }
         close()
         mailbox.finished()
+    }
+
+    /// Lines at most in one transaction on a shared database (a job is never split): it holds a
+    /// lock per device until it commits, and PostgreSQL's lock table is shared and bounded
+    /// (`max_locks_per_transaction` × `max_connections`). Without the cap, a backlog (clients
+    /// resending after an outage) would make one transaction too large to ever commit.
+    static var linesPerLockingTransaction: Int { 1024 }
+
+    /// `jobs` in order, cut into transactions of at most `linesPerLockingTransaction` lines when
+    /// the log locks devices; one transaction otherwise.
+    static func transactions(_ jobs: [EngineOwner.Job], locking: Bool) -> [[EngineOwner.Job]] {
+        guard locking else { return [jobs] }
+        var result: [[EngineOwner.Job]] = [[]]
+        var lines = 0
+        for job in jobs {
+            let count = if case .lines(let jobLines, _) = job { jobLines.count } else { 0 }
+            if lines > 0 && lines + count > linesPerLockingTransaction {
+                result.append([])
+                lines = 0
+            }
+            result[result.count - 1].append(job)
+            lines += count
+        }
+        return result
     }
 
     func tickIfDue() {
@@ -65,6 +92,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         let now = Self.wallClock()
         do {
             try log.begin()
+            if log.locksDevices { try lockDevices(of: jobs) }
             pipeline.setWallClock(now)
             for job in jobs {
                 switch job {
@@ -138,6 +166,19 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     private func sample(at now: ContinuousClock.Instant) {
         sampled = now
         metrics.held(HeldState(answers: log.heldAnswers, deliveries: pipeline.engine.engine.ledger.count, fileBytes: log.fileBytes))
+    }
+
+    /// Hands the log every device and id of the transaction's lines at once, before any is
+    /// applied: a shared database locks them in one go, in a fixed order.
+    private func lockDevices(of jobs: [EngineOwner.Job]) throws(StoreError) {
+        var devices: [String] = [], ids: [String] = []
+        for case .lines(let lines, _) in jobs {
+            for case .input(let input, _) in lines {
+                ids.append(input.id)
+                devices.append(input.device)
+            }
+        }
+        try log.lock(devices: devices, answersOf: ids)
     }
 
     /// A wake with no work: the clock alone may confirm exits and fire dwells.

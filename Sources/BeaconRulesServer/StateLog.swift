@@ -1,4 +1,5 @@
 public import BeaconRules
+public import BeaconRulesPostgres
 public import BeaconRulesStore
 
 /// An `AnswerLog` with the transactions the `EngineOwner` brackets each batch of jobs in, and a
@@ -14,8 +15,29 @@ public protocol StateLog: AnyObject, AnswerLog {
     var heldAnswers: Int { get }
     /// The state file's size with its write-ahead log, or nil in memory.
     var fileBytes: Int? { get }
+    /// Whether the log wants `lock(devices:answersOf:)` called at the start of each transaction
+    /// (a database shared by many instances: the devices are locked, their state loaded at once).
+    var locksDevices: Bool { get }
+    /// Locks the devices of a transaction's lines and loads their state and their ids' answers,
+    /// before any line is applied. Called once per transaction, right after `begin()`.
+    func lock(devices: [String], answersOf ids: [String]) throws(StoreError)
+}
+
+extension StateLog {
+    /// A log that no other process writes locks nothing.
+    public var locksDevices: Bool { false }
+    public func lock(devices: [String], answersOf ids: [String]) throws(StoreError) {}
 }
 
 extension SQLiteStateStore: StateLog {
     public var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
+}
+
+extension PostgresStateStore: StateLog {
+    public var locksDevices: Bool { true }
+    /// Not counted on a database that other instances share (one instance sees only its own
+    /// inserts; a count(*) would scan the table): the gauge reads 0, as docs/serve.md says.
+    public var heldAnswers: Int { 0 }
+    /// No file: the database's size is PostgreSQL's to report (`pg_database_size`).
+    public var fileBytes: Int? { nil }
 }

@@ -34,6 +34,10 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
         pipeline.output.unhandled.removeAll()
         do {
             try pipeline.log.begin()
+            // A shared database: the call's devices locked, their state loaded, in one go.
+            if pipeline.log.locksDevices {
+                try pipeline.log.lock(devices: lines.map(\.input.device), answersOf: lines.map(\.input.id))
+            }
             // The answer retention counts by the wall clock from here.
             pipeline.setWallClock(Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))
             for (number, line) in lines.enumerated() {

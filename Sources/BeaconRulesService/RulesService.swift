@@ -1,5 +1,6 @@
 public import BeaconRules
 import BeaconRulesServer
+import BeaconRulesPostgres
 import BeaconRulesStore
 public import CoreMetrics
 public import Logging
@@ -56,6 +57,9 @@ public actor RulesService: Service {
             core = try PipelineCore(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: settings, retention: retention)
         case .sqlite(let path):
             let store = try SQLiteStateStore(path: path)
+            core = try PipelineCore(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
+        case .postgres(let location):
+            let store = try PostgresStateStore(location: location, logger: logger)
             core = try PipelineCore(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
         }
         self.catalog = catalog

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRulesHTTP
+import BeaconRulesPostgres
 import BeaconRulesServer
 import BeaconRulesService
 import CoreMetrics
@@ -43,10 +44,12 @@ struct HTTPCommand: AsyncParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `serve --state` and `replay --state`); default: in memory, lost at exit.", valueName: "file"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `serve --state` and `replay --state`), or in the PostgreSQL database postgres://USER@HOST:PORT/DB; default: in memory, lost at exit.", valueName: "file|url"))
     var stateFile: String?
 
     @OptionGroup var metricsOptions: MetricsOptions
+    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
+    var statePasswordFile: String?
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
@@ -72,8 +75,13 @@ struct HTTPCommand: AsyncParsableCommand {
         let metrics = metricsOptions.endpoint()
         let rules: RulesService
         do {
+            let state: StateStorage = if let stateFile, PostgresLocation.isURL(stateFile) {
+                .postgres(try StateURL.location(stateFile, passwordFile: statePasswordFile))
+            } else {
+                stateFile.map { .sqlite(path: $0) } ?? .inMemory
+            }
             rules = try RulesService(
-                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateFile.map { .sqlite(path: $0) } ?? .inMemory,
+                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state,
                 presence: try presenceOptions.settings(campaigns: campaigns), retention: retentionOptions.retention, logger: logger,
                 metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
         } catch {

@@ -1,9 +1,12 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesPostgres
+import BeaconRulesServer
 import BeaconRulesStore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import Logging
 #endif
 
 /// `beaconrules replay`: events in (files or stdin), records out, one JSON error per rejected line.
@@ -25,8 +28,11 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve` (default: in memory).", valueName: "file"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve`, or in the PostgreSQL database postgres://USER@HOST:PORT/DB (default: in memory).", valueName: "file|url"))
     var stateFile: String?
+
+    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
+    var statePasswordFile: String?
 
     @Option(name: .customLong("format"), help: ArgumentHelp("`records` (SPEC section 3) or `apns` (the APNs payload a push provider sends).", valueName: "format"))
     var format: OutputFormat = .records
@@ -65,27 +71,22 @@ struct Replay: ParsableCommand {
             try finish(Outcome(failure: outcome.failure), rejected: outcome.rejectedLines)
             return
         }
-        if let stateFile {
+        if let stateFile, PostgresLocation.isURL(stateFile) {
+            let store: PostgresStateStore
+            do throws(StoreError) {
+                store = try PostgresStateStore(location: try StateURL.location(stateFile, passwordFile: statePasswordFile), logger: Logger(label: "beaconrules.replay"))
+            } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
+            try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
+        } else if let stateFile {
             let store: SQLiteStateStore
             do { store = try SQLiteStateStore(path: stateFile) } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
-            defer { store.close() }
-            let pipeline = LinePipeline(
-                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
-                log: store, output: ReplayOutput(collectsReferences: false), format: format,
-                logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
-            // With --no-responses the saved ledger is left where it is: nothing reads it.
-            if !noResponses {
-                do { try pipeline.loadLedger() } catch {
-                    StandardError.write("beaconrules: \(error)\n")
-                    throw ExitCode(2)
-                }
-            }
-            let outcome = replay(sources, through: pipeline, state: store)
-            keepUntilExit(pipeline)
-            try finish(outcome, rejected: pipeline.output.rejectedLines)
+            try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         } else {
             // Nothing reads the records back before they are written out: record tails are
             // written from the engine's cache (writev) instead of being copied per record.
@@ -97,6 +98,27 @@ struct Replay: ParsableCommand {
             keepUntilExit(pipeline)
             try finish(outcome, rejected: pipeline.output.rejectedLines)
         }
+    }
+
+    /// A replay with `--state`: the store is the engine's suppression state and the answer log.
+    func replay<State: SuppressionStore & StateLog>(
+        _ sources: [String], state store: State, campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, refusal: String?
+    ) throws {
+        defer { store.close() }
+        let pipeline = LinePipeline(
+            engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
+            log: store, output: ReplayOutput(collectsReferences: false), format: format,
+            logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
+        // With --no-responses the saved ledger is left where it is: nothing reads it.
+        if !noResponses {
+            do { try pipeline.loadLedger() } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
+        let outcome = replay(sources, through: pipeline, state: store)
+        keepUntilExit(pipeline)
+        try finish(outcome, rejected: pipeline.output.rejectedLines)
     }
 
     /// How a replay ended: `failure` nil, every source read to its end.
@@ -122,7 +144,7 @@ struct Replay: ParsableCommand {
     /// through the presence layer (sightings; given events under flicker control) yields records
     /// later, at event time, and is not logged per event.
     func replay<Store: SuppressionStore, Log: AnswerLog>(
-        _ sources: [String], through pipeline: LinePipeline<Store, Log, ReplayOutput>, state: SQLiteStateStore?
+        _ sources: [String], through pipeline: LinePipeline<Store, Log, ReplayOutput>, state: (any StateLog)?
     ) -> Outcome {
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconRules
 import BeaconRulesHTTP
+import BeaconRulesPostgres
 import BeaconRulesServer
 import BeaconRulesStore
 import Logging
@@ -42,8 +43,11 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`); default: in memory, lost at exit.", valueName: "file"))
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`), or in the PostgreSQL database postgres://USER@HOST:PORT/DB[?sslmode=disable|require|verify-full] that several instances may share (password from PGPASSWORD or --state-password-file); default: in memory, lost at exit.", valueName: "file|url"))
     var stateFile: String?
+
+    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
+    var statePasswordFile: String?
 
     @Option(name: .customLong("format"), help: ArgumentHelp("Records in replies: `records` (SPEC section 3) or `apns` (APNs payloads).", valueName: "format"))
     var format: OutputFormat = .records
@@ -92,21 +96,29 @@ struct Serve: AsyncParsableCommand {
         let metrics = metricsOptions.endpoint()
         if let metrics { configuration.metrics = metrics.factory }
         let listening = configuration
-        let store: SQLiteStateStore?
-        do {
-            store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) }
+        let catalog = self.catalog
+        let loaded = Catalog(campaigns: campaigns, locales: locales)
+        let onListening: @Sendable (SocketAddress) -> Void = { address in
+            // Tests and scripts read the port from here when --port is 0.
+            OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
+        }
+        let server: BeaconServer
+        do throws(StoreError) {
+            if let url = stateFile, PostgresLocation.isURL(url) {
+                let store = try PostgresStateStore(location: StateURL.location(url, passwordFile: statePasswordFile), logger: logger)
+                server = BeaconServer(
+                    configuration: configuration, catalog: loaded, postgres: store,
+                    loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
+            } else {
+                let store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) }
+                server = BeaconServer(
+                    configuration: configuration, catalog: loaded, store: store,
+                    loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
+            }
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
-        let catalog = self.catalog
-        let server = BeaconServer(
-            configuration: configuration, catalog: Catalog(campaigns: campaigns, locales: locales), store: store,
-            loadCatalog: { catalog.reload() }, logger: logger,
-            onListening: { address in
-                // Tests and scripts read the port from here when --port is 0.
-                OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
-            })
         // The metrics port first: the group stops services in reverse order, so it answers
         // (`/ready` with 503) until the server has stopped.
         let metricsPort = metrics.map { [metricsOptions.service($0, logger: logger) { await server.isReady }] } ?? []

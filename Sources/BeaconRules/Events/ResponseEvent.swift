@@ -46,6 +46,15 @@ public enum InputLine: Sendable, Equatable {
     case sighting(Sighting, typeColumn: Int)
     case response(ResponseEvent)
 
+    /// The device the line is about.
+    public var device: String {
+        switch self {
+        case .beacon(let event): event.device
+        case .sighting(let sighting, _): sighting.device
+        case .response(let response): response.device
+        }
+    }
+
     /// The line as the presence layer's input, when it is one (not a response).
     public var presenceInput: InputEvent? {
         switch self {

@@ -29,6 +29,10 @@ struct DocumentedCommandTests {
         ("scripts/callgrind-per-event.sh", "a benchmark, run by hand"),
         ("scripts/docs.sh", "the DocC archive, run by hand (swift test holds the build folder's lock)"),
         ("scripts/soak.sh", "a benchmark, run by hand; RetentionTests run its small version in process"),
+        ("scripts/serve-postgres-benchmark.sh", "a benchmark, run by hand"),
+        ("beaconrules serve --state postgres://", "ServePostgresTests, against a private PostgreSQL cluster"),
+        ("beaconrules state ", "ServePostgresTests, against a private PostgreSQL cluster"),
+        ("PGPASSWORD=", "ServePostgresTests run serve on PostgreSQL against a private cluster"),
     ]
 
     @Test("every command of the document prints what the document shows", arguments: documents)

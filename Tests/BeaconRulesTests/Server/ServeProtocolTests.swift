@@ -145,16 +145,19 @@ struct StateSnapshot: Equatable {
     var firings: [String]
     var answers: Int
     var answerBytes: [String: [UInt8]]
+
+    /// A store's rows, as the tests compare them (SQLite or PostgreSQL).
+    init(firings: [FiringEntry], answers: [(event: String, records: [UInt8])]) {
+        self.firings = firings.map { "\($0.device) \($0.campaign.canonical) \($0.time.milliseconds)" }
+        self.answers = answers.count
+        self.answerBytes = Dictionary(uniqueKeysWithValues: answers.map { ($0.event, $0.records) })
+    }
 }
 
 func snapshot(_ path: String) throws -> StateSnapshot {
     let store = try SQLiteStateStore(path: path)
     defer { store.close() }
-    let answers = try store.answers()
-    return StateSnapshot(
-        firings: try store.firings().map { "\($0.device) \($0.campaign.canonical) \($0.time.milliseconds)" },
-        answers: answers.count,
-        answerBytes: Dictionary(uniqueKeysWithValues: answers.map { ($0.event, $0.records) }))
+    return StateSnapshot(firings: try store.firings(), answers: try store.answers())
 }
 
 /// Backpressure: a client that sends without reading its replies.

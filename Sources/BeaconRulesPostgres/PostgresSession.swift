@@ -1,0 +1,110 @@
+import BeaconRulesStore
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+
+/// One connection to the database, used from one thread that blocks on each query (the server's
+/// owner thread, or `replay`): the engine reads its state synchronously, so the store waits for
+/// the batch's few round trips rather than turning the engine inside out.
+///
+/// A connection that fails is dropped; the next query connects again (a database restarted under
+/// a running server costs the batches in between, not a restart of the server).
+///
+/// Not `Sendable`: one owner makes every call.
+final class PostgresSession {
+    let location: PostgresLocation
+    let logger: Logger
+    private var connection: PostgresConnection?
+    private var connections = 0
+
+    init(location: PostgresLocation, logger: Logger) {
+        self.location = location
+        self.logger = logger
+    }
+
+    /// Whether a connection is open (a dropped one is not reopened to roll back).
+    var isConnected: Bool { connection != nil }
+
+    /// The open connection, connecting when there is none.
+    private func connected() throws(StoreError) -> PostgresConnection {
+        if let connection { return connection }
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(10)
+        do {
+            switch location.tls {
+            case .disable: break
+            case .require:
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.certificateVerification = .none
+                configuration.tls = .require(try NIOSSLContext(configuration: tls))
+            case .verifyFull:
+                configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            connections += 1
+            let new = try Self.wait(for: PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: connections, logger: logger
+            ), atMost: .seconds(15))
+            connection = new
+            return new
+        } catch {
+            throw StoreError(path: location.description, message: "cannot connect: \(Self.describe(error))")
+        }
+    }
+
+    /// Runs `query` and returns its rows, waiting for them, at most `queryTimeout`. A failure
+    /// drops the connection when it is the connection that failed (a server error leaves it
+    /// usable); so does a timeout (a query whose connection died under it may never complete).
+    @discardableResult
+    func run(_ query: PostgresQuery) throws(StoreError) -> PostgresQueryResult {
+        let connection = try connected()
+        do {
+            return try Self.wait(for: connection.query(query, logger: logger), atMost: Self.queryTimeout)
+        } catch {
+            if !Self.isServerError(error) { drop() }
+            throw StoreError(path: location.description, message: Self.describe(error))
+        }
+    }
+
+    /// How long a query may take before its connection is given up.
+    static let queryTimeout = TimeAmount.seconds(15)
+
+    struct Timeout: Error, CustomStringConvertible {
+        var description: String { "no answer from the database within \(PostgresSession.queryTimeout.nanoseconds / 1_000_000_000) s; connecting again" }
+    }
+
+    /// The future's value, or `Timeout` once `limit` has passed.
+    static func wait<T: Sendable>(for future: EventLoopFuture<T>, atMost limit: TimeAmount) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: promise)
+        let timer = future.eventLoop.scheduleTask(in: limit) { promise.fail(Timeout()) }
+        defer { timer.cancel() }
+        return try promise.futureResult.wait()
+    }
+
+    /// Forgets the connection (if any) and closes it without waiting; the next query opens a new one.
+    func drop() {
+        guard let connection else { return }
+        self.connection = nil
+        // Kept until closed: a connection must not be freed open.
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    static func isServerError(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.code == .server
+    }
+
+    /// What went wrong, in a line: the server's message and SQLSTATE, or the client's reason.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}
