@@ -20,6 +20,7 @@ extension RulesEngine {
     /// `prefetch` for a batch read in place (the events are then written from the batch).
     /// What it finds (each device's key, each beacon's number and run) is kept for
     /// `write(batch, at:)`.
+    @_specialize(where Store == InMemorySuppressionStore)
     public mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
         let n = events.count
         var devices: [Store.DeviceKey?] = []
