@@ -2,7 +2,7 @@ extension RulesEngine {
     /// How many events to prefetch together: enough independent cache misses to overlap, few
     /// enough that what the first event loaded is still cached when the last is written (16 and
     /// 64 measured no better).
-    public static var prefetchBatchSize: Int { 32 }
+    public static var prefetchBatchSize: Int { PrefetchWindowWidth.events }
 
     /// Loads what writing `events` will read, changing nothing: call it for a batch of events
     /// just before writing them in order. Each event's lookups are a chain of cache misses

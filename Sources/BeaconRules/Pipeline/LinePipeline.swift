@@ -71,30 +71,8 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
         queued.reserveCapacity(Self.batchSize)
     }
 
-    /// A line waiting in the batch. Plain data (no reference to count as it is copied): what a
-    /// line holds beyond its kind is in the batch's side lists.
-    struct QueuedLine {
-        enum Kind {
-            /// A beacon event, at this index of the batch's `events`.
-            case event(Int)
-            /// Any other input, at this index of `inputs`.
-            case input(Int)
-            case outbox(after: Int64)
-            /// Not input: answered with the message at this index of `messages`.
-            case rejected(Int)
-        }
-        var kind: Kind
-        /// The line's 1-based number in its source.
-        var line: Int
-        /// The line's id names the event (its own, or one made from its content), not its place:
-        /// it may be answered from the log and remembered there.
-        var identified: Bool
-        /// Where the id the line came with is in `ids`; -1: none (read from `events` if needed).
-        var id = -1
-    }
-
     /// Lines per batch: the prefetch's width.
-    public static var batchSize: Int { RulesEngine<Store>.prefetchBatchSize }
+    public static var batchSize: Int { PrefetchWindowWidth.events }
 
     /// The batch should be applied now: it holds `batchSize` lines, or so many bytes of events
     /// (lines of at most 16 MiB keep a batch far below its 2 GiB) that memory would not stay flat.
