@@ -4,7 +4,9 @@
 /// Not nested in `LinePipeline`: a type nested in a generic class is generic itself, and code
 /// that is not specialized for the pipeline's types (a caller in another module) looked its
 /// metadata up at run time twice per line.
+@usableFromInline
 struct QueuedLine {
+    @usableFromInline
     enum Kind {
         /// A beacon event, at this index of the batch's `events`.
         case event(Int)
@@ -14,12 +16,20 @@ struct QueuedLine {
         /// Not input: answered with the message at this index of `messages`.
         case rejected(Int)
     }
-    var kind: Kind
+    @usableFromInline var kind: Kind
     /// The line's 1-based number in its source.
-    var line: Int
+    @usableFromInline var line: Int
     /// The line's id names the event (its own, or one made from its content), not its place:
     /// it may be answered from the log and remembered there.
-    var identified: Bool
+    @usableFromInline var identified: Bool
     /// Where the id the line came with is in `ids`; -1: none (read from `events` if needed).
-    var id = -1
+    @usableFromInline var id: Int
+
+    @inlinable
+    init(kind: Kind, line: Int, identified: Bool, id: Int = -1) {
+        self.kind = kind
+        self.line = line
+        self.identified = identified
+        self.id = id
+    }
 }
