@@ -103,6 +103,14 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// when that was this batch's last prefetch.
     @_specialize(where Store == InMemorySuppressionStore)
     public mutating func write(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
+        writePrefetched(batch, at: i, into: &writer)
+    }
+
+    /// `write(batch, at:)`. Its own function, never inlined: the public one is called unspecialized
+    /// from other modules and dispatches to its specialization first thing, and the locals here
+    /// (an optional of the store's key) would cost two generic metadata lookups per event before it.
+    @inline(never)
+    private mutating func writePrefetched(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
         if let found = prefetched.found(batch: batch.stamp, at: i) {
             write(batch[i], knownDevice: found.device, knownBeacon: found.beacon, into: &writer)
         } else {
