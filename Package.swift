@@ -7,16 +7,6 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// Cross-module optimization of the engine, for this repository's own fast builds only: without it
-/// the CLI and the server run the generic engine unspecialized (twice the instructions per event;
-/// docs/performance-history.md). It is an unsafe flag, and SwiftPM refuses a dependency pinned by
-/// version whose targets carry one, so it is off unless asked for: a backend that depends on this
-/// package never sees it (ManifestTests checks), and scripts/bench.sh, the other benchmark
-/// scripts and release builds made here set `BEACONRULES_CROSS_MODULE_OPTIMIZATION=1`.
-let crossModuleOptimization: [SwiftSetting] =
-    Context.environment["BEACONRULES_CROSS_MODULE_OPTIMIZATION"] == "1"
-    ? [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))] : []
-
 let package = Package(
     name: "BeaconRules",
     products: [
@@ -40,7 +30,7 @@ let package = Package(
     ],
     targets: [
         // The rules engine: models, matching, localization, state as a protocol. No I/O, no C.
-        .target(name: "BeaconRules", swiftSettings: strict + crossModuleOptimization),
+        .target(name: "BeaconRules", swiftSettings: strict),
         // Reads campaign and locale files from disk into the engine's types.
         .target(name: "CampaignFiles", dependencies: ["BeaconRules"], swiftSettings: strict),
         // libxml2, as the system has it. Only BeaconRulesXML imports it.

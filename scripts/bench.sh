@@ -3,8 +3,6 @@
 # Extra arguments go to beaconrules-bench, e.g. --runs 5 or --events 100000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The engine with cross-module optimization, as the published figures were measured (Package.swift).
-export BEACONRULES_CROSS_MODULE_OPTIMIZATION=1
 swift build -c release --product beaconrules
 swift build -c release --product beaconrules-bench
 exec .build/release/beaconrules-bench "$@"

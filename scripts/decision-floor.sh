@@ -12,8 +12,6 @@ if [ ! -f "$work/events.jsonl" ]; then
     echo "no workload in $work: run scripts/bench.sh first" >&2
     exit 1
 fi
-# The engine with cross-module optimization, as the published figures were measured (Package.swift).
-export BEACONRULES_CROSS_MODULE_OPTIMIZATION=1
 swift build -c release --product beaconrules >/dev/null
 bin=$(swift build -c release --show-bin-path)
 mkdir -p .build/floor

@@ -13,8 +13,6 @@ shift || true
 jobs=("$@")
 [ ${#jobs[@]} -eq 0 ] && jobs=(2)
 work=${BENCH_WORK:-.build/bench}
-# The engine specialized across modules, as every benchmark here measures it (Package.swift says why it is asked for).
-export BEACONRULES_CROSS_MODULE_OPTIMIZATION=1
 swift build -c release --product beaconrules >/dev/null
 swift build -c release --product beaconrules-bench >/dev/null
 bin=$(swift build -c release --show-bin-path)

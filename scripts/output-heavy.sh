@@ -8,8 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 work=.build/bench-heavy
-# The engine specialized across modules, as every benchmark here measures it (Package.swift says why it is asked for).
-export BEACONRULES_CROSS_MODULE_OPTIMIZATION=1
 swift build -c release --product beaconrules >/dev/null
 swift build -c release --product beaconrules-bench >/dev/null
 bin=$(swift build -c release --show-bin-path)

@@ -9,8 +9,6 @@ cd "$(dirname "$0")/.."
 events=${1:-50000}
 shift || true
 rates=${*:-2000 20000}
-# The engine with cross-module optimization, as the published figures were measured (Package.swift).
-export BEACONRULES_CROSS_MODULE_OPTIMIZATION=1
 swift build -c release --product beaconrules >/dev/null
 swift build -c release --product beaconrules-load >/dev/null
 bin=$(swift build -c release --show-bin-path)

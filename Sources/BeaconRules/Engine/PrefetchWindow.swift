@@ -20,3 +20,11 @@ struct PrefetchWindow<DeviceKey> {
         return (devices[i], beacons[i])
     }
 }
+
+/// How many events `RulesEngine.prefetch` takes together (`RulesEngine.prefetchBatchSize`, where
+/// the choice is explained). Not in a generic type: code generic over the store that is not
+/// specialized (a caller in another module) reads it without looking up the engine's metadata.
+@usableFromInline
+enum PrefetchWindowWidth {
+    @inlinable static var events: Int { 32 }
+}

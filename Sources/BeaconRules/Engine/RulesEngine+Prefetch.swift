@@ -2,7 +2,7 @@ extension RulesEngine {
     /// How many events to prefetch together: enough independent cache misses to overlap, few
     /// enough that what the first event loaded is still cached when the last is written (16 and
     /// 64 measured no better).
-    public static var prefetchBatchSize: Int { 32 }
+    public static var prefetchBatchSize: Int { PrefetchWindowWidth.events }
 
     /// Loads what writing `events` will read, changing nothing: call it for a batch of events
     /// just before writing them in order. Each event's lookups are a chain of cache misses
@@ -20,6 +20,7 @@ extension RulesEngine {
     /// `prefetch` for a batch read in place (the events are then written from the batch).
     /// What it finds (each device's key, each beacon's number and run) is kept for
     /// `write(batch, at:)`.
+    @_specialize(where Store == InMemorySuppressionStore)
     public mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
         let n = events.count
         var devices: [Store.DeviceKey?] = []

@@ -89,6 +89,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// The hot path: the event's records appended to `writer` as JSON lines. Each head is joined
     /// from runs rendered once (`RecordHead`: the campaign's at load, the event's once per event);
     /// each tail is rendered once per (campaign, trigger, device language) and cached.
+    @_specialize(where Store == InMemorySuppressionStore)
     public mutating func write(_ event: BeaconEvent, into writer: inout JSONWriter) {
         InPlaceEvent.with(event) { write($0, into: &writer) }
     }
@@ -100,7 +101,16 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     /// `write` for the event at `i` of `batch`, starting from what `prefetch(batch)` found for it
     /// when that was this batch's last prefetch.
+    @_specialize(where Store == InMemorySuppressionStore)
     public mutating func write(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
+        writePrefetched(batch, at: i, into: &writer)
+    }
+
+    /// `write(batch, at:)`. Its own function, never inlined: the public one is called unspecialized
+    /// from other modules and dispatches to its specialization first thing, and the locals here
+    /// (an optional of the store's key) would cost two generic metadata lookups per event before it.
+    @inline(never)
+    private mutating func writePrefetched(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
         if let found = prefetched.found(batch: batch.stamp, at: i) {
             write(batch[i], knownDevice: found.device, knownBeacon: found.beacon, into: &writer)
         } else {

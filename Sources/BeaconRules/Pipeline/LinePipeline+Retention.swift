@@ -47,7 +47,7 @@ extension LinePipeline {
     }
 
     /// The event time of a parsed line.
-    static func time(of input: InputLine) -> Int64 {
+    @usableFromInline static func time(of input: InputLine) -> Int64 {
         switch input {
         case .beacon(let event): event.time.milliseconds
         case .sighting(let sighting, _): sighting.time.milliseconds

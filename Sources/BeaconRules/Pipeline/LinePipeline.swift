@@ -23,22 +23,22 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     /// Lines for the presence layer are logged by id with what they yield at once (the server:
     /// a resent line gets the same answer). Off (`replay`), they are not logged: their records
     /// come later, at event time.
-    let logsPresenceInput: Bool
+    @usableFromInline let logsPresenceInput: Bool
     /// Non-nil: every response line is refused with this message (`replay --no-responses`).
-    let refusal: String?
+    @usableFromInline let refusal: String?
     /// The presence layer took input since `settle` last saved its state.
-    var presenceChanged = false
+    @usableFromInline var presenceChanged = false
 
     /// The batch: its lines in order, and its beacon events read in place (no `String` per
     /// field), for the prefetch and the rules to read.
     ///
     /// `@exclusivity(unchecked)`: one owner makes every call (see the type's invariants), and
     /// run-time checks of each access were 2% of `replay`'s profile on the benchmark.
-    @exclusivity(unchecked) var queued: [QueuedLine] = []
-    @exclusivity(unchecked) var events = InPlaceEventBatch()
-    var inputs: [InputLine] = []
-    var messages: [String] = []
-    var ids: [String] = []
+    @exclusivity(unchecked) @usableFromInline var queued: [QueuedLine] = []
+    @exclusivity(unchecked) @usableFromInline var events = InPlaceEventBatch()
+    @usableFromInline var inputs: [InputLine] = []
+    @usableFromInline var messages: [String] = []
+    @usableFromInline var ids: [String] = []
     /// What fired on the clock in `settle`, reused.
     var fired = JSONWriter(capacity: 1 << 12)
     /// How long answers, suppression state and deliveries are remembered (SPEC section 5).
@@ -50,7 +50,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     /// The driver's wall clock (`setWallClock`): answers are stamped with it and forgotten by it.
     var wallClock: Timestamp?
     /// Lines applied since `settle` last forgot: each step of forgetting looks at a few per line.
-    var appliedSinceSettle = 0
+    @usableFromInline var appliedSinceSettle = 0
     /// Which suppression state is still needed, for the loaded campaigns.
     var firingExpiry: FiringExpiry
 
@@ -71,41 +71,19 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
         queued.reserveCapacity(Self.batchSize)
     }
 
-    /// A line waiting in the batch. Plain data (no reference to count as it is copied): what a
-    /// line holds beyond its kind is in the batch's side lists.
-    struct QueuedLine {
-        enum Kind {
-            /// A beacon event, at this index of the batch's `events`.
-            case event(Int)
-            /// Any other input, at this index of `inputs`.
-            case input(Int)
-            case outbox(after: Int64)
-            /// Not input: answered with the message at this index of `messages`.
-            case rejected(Int)
-        }
-        var kind: Kind
-        /// The line's 1-based number in its source.
-        var line: Int
-        /// The line's id names the event (its own, or one made from its content), not its place:
-        /// it may be answered from the log and remembered there.
-        var identified: Bool
-        /// Where the id the line came with is in `ids`; -1: none (read from `events` if needed).
-        var id = -1
-    }
-
     /// Lines per batch: the prefetch's width.
-    public static var batchSize: Int { RulesEngine<Store>.prefetchBatchSize }
+    @inlinable public static var batchSize: Int { PrefetchWindowWidth.events }
 
     /// The batch should be applied now: it holds `batchSize` lines, or so many bytes of events
     /// (lines of at most 16 MiB keep a batch far below its 2 GiB) that memory would not stay flat.
-    public var isBatchFull: Bool { queued.count >= Self.batchSize || events.byteCount >= 1 << 26 }
+    @inlinable public var isBatchFull: Bool { queued.count >= Self.batchSize || events.byteCount >= 1 << 26 }
 
     // MARK: - Lines in
 
     /// Reads a line in the usual layout (SPEC section 2, keys in order, no white space) straight
     /// into the batch; false: it is not in that layout (parse it and `append` it). The usual
     /// layout always has an `id`.
-    public func appendUsualLayout(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> Bool {
+    @inlinable public func appendUsualLayout(_ bytes: UnsafeBufferPointer<UInt8>, line: Int) -> Bool {
         guard events.appendUsualLayout(bytes) else { return false }
         queued.append(QueuedLine(kind: .event(events.count - 1), line: line, identified: true))
         return true
@@ -138,7 +116,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
 
     /// Applies the batch's lines in order, their answers to `output`, and empties the batch.
     /// Returns how many lines it applied.
-    @discardableResult
+    @inlinable @discardableResult
     public func applyBatch() -> Int {
         let count = queued.count
         if count == 0 { return 0 }
@@ -149,15 +127,14 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
             let line = queued[q]
             switch line.kind {
             case .event(let i):
-                if events[i].time.milliseconds > newestEventTime { newestEventTime = events[i].time.milliseconds }
+                noteEventTime(events[i].time.milliseconds)
                 if direct {
                     applyToRules(line, batchIndex: i)
                 } else {
                     applyToPresence(.beacon(events[i].event), line)
                 }
             case .input(let k):
-                let time = Self.time(of: inputs[k])
-                if time > newestEventTime { newestEventTime = time }
+                noteEventTime(Self.time(of: inputs[k]))
                 switch inputs[k] {
                 case .beacon(let event):
                     if direct { applyToRules(line, event: event) } else { applyToPresence(.beacon(event), line) }
@@ -182,8 +159,14 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
         return count
     }
 
+    /// Moves the event-time clock (`newestEventTime`) on to `time` if it is later. Not inlined:
+    /// the clock's setter stays internal.
+    @usableFromInline func noteEventTime(_ time: Int64) {
+        if time > newestEventTime { newestEventTime = time }
+    }
+
     /// The line's id: the one it came with, or its event's in the batch.
-    private func id(of line: QueuedLine) -> String {
+    @usableFromInline func id(of line: QueuedLine) -> String {
         if line.id >= 0 { return ids[line.id] }
         if case .event(let i) = line.kind { return String(decoding: events[i].id, as: UTF8.self) }
         return ""
@@ -191,7 +174,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
 
     /// A beacon event straight to the rules: from the batch (`batchIndex`, starting from what the
     /// prefetch found) or, too large for it, as a value (`event`).
-    private func applyToRules(_ line: QueuedLine, batchIndex: Int = -1, event: BeaconEvent? = nil) {
+    @inlinable func applyToRules(_ line: QueuedLine, batchIndex: Int = -1, event: BeaconEvent? = nil) {
         let logged = log.remembers && line.identified
         if logged, let answered = log.answer(event: id(of: line)) {
             output.answered(event: id(of: line), records: answered)
@@ -213,7 +196,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     }
 
     /// A response to a delivered record: to the delivery ledger and the action handlers.
-    private func apply(_ response: ResponseEvent, _ line: QueuedLine) {
+    @usableFromInline func apply(_ response: ResponseEvent, _ line: QueuedLine) {
         if let refusal {
             output.rejected(line: line.line, message: refusal)
             return
@@ -239,7 +222,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
 
     /// A line for the presence layer: answered with whatever its event time makes happen (records
     /// of any device whose exit or dwell came due by then, withdrawals included).
-    private func applyToPresence(_ input: InputEvent, _ line: QueuedLine) {
+    @usableFromInline func applyToPresence(_ input: InputEvent, _ line: QueuedLine) {
         let logged = log.remembers && line.identified && logsPresenceInput
         if logged, let answered = log.answer(event: id(of: line)) {
             output.answered(event: id(of: line), records: answered)
@@ -256,7 +239,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     }
 
     /// Logs the records written from `start` on as the answer to `id`.
-    private func remember(_ id: String, from start: Int) {
+    @usableFromInline func remember(_ id: String, from start: Int) {
         if start == 0 {
             log.remember(event: id, written: output.records, holding: engine.engine.referencedStorage)
         } else {
