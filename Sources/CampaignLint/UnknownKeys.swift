@@ -1,4 +1,4 @@
-public import BeaconRules
+import BeaconRules
 
 /// Keys no part of the engine reads: loading keeps them (the formats are open), `lint` names each
 /// with the known key it is nearest to, so that `"supressionTme": 600` is not silently no

@@ -1,10 +1,14 @@
 /// One iBeacon: proximity UUID, major and minor. Its text form is the 42-char pid
 /// (32 lower-case hex digits, 5-digit major, 5-digit minor).
 public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
+    /// The proximity UUID.
     public var uuid: ProximityUUID
+    /// The major number.
     public var major: UInt16
+    /// The minor number.
     public var minor: UInt16
 
+    /// The beacon of these parts.
     public init(uuid: ProximityUUID, major: UInt16, minor: UInt16) {
         self.uuid = uuid
         self.major = major
@@ -36,6 +40,7 @@ public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
     /// The lower-case 42-char pid.
     public var description: String { String(decoding: pidBytes, as: UTF8.self) }
 
+    /// The lower-case 42-char pid as UTF-8.
     public var pidBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(42)
@@ -43,6 +48,7 @@ public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// Appends the lower-case 42-char pid to `out`.
     public func appendPid(to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 42) { buffer in
             writePid(to: buffer.baseAddress!)
@@ -62,9 +68,12 @@ public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
 
 /// A 128-bit proximity UUID.
 public struct ProximityUUID: Sendable, Hashable, CustomStringConvertible {
+    /// The first 8 bytes, big-endian (the first 16 hex digits).
     public var high: UInt64
+    /// The last 8 bytes, big-endian (the last 16 hex digits).
     public var low: UInt64
 
+    /// The UUID of these two halves.
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
@@ -109,12 +118,14 @@ public struct ProximityUUID: Sendable, Hashable, CustomStringConvertible {
         self = uuid
     }
 
+    /// 32 lower-case hex digits, no dashes.
     public var description: String {
         var out: [UInt8] = []
         appendHex(to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends the 32 lower-case hex digits to `out`.
     public func appendHex(to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
             Digits.writeHex16(high, buffer.baseAddress!)

@@ -11,24 +11,34 @@ public struct Campaign: Sendable {
     public var eid: String
     /// The eid compared case-insensitively with dashes ignored: state is kept per this id.
     public var id: CampaignID
+    /// Which transitions it answers (enter, exit or both).
     public var trigger: Trigger
+    /// What its records ask the app to do.
     public var actionType: ActionType
+    /// The beacons it answers (any of them).
     public var beacons: [BeaconPattern]
+    /// When it is live (any of them; none: always).
     public var timeframes: [Timeframe]
+    /// How often it may fire per device.
     public var suppression: Suppression
+    /// Whether it fires at most once per device, ever.
     public var sendOnlyOnce: Bool
     /// Seconds between the event and the record's `fireDate`, in milliseconds.
     public var delayMilliseconds: Int64
+    /// A fixed `fireDate`, used when there is no delay; a later event gets nothing.
     public var deliverAt: Timestamp?
     /// `dwell` in milliseconds, 0 for none: the enter side fires only once the device has stayed
     /// this long (presence layer), never on the enter itself.
     public var dwellMilliseconds: Int64 = 0
+    /// What it delivers, as written.
     public var content: CampaignContent
     /// Rides along with every event, whatever the beacon and trigger (layout `instantActions`).
     public var isInstant: Bool
+    /// The campaign's name, when the file gives one.
     public var name: String?
     /// The localized `onEnter` / `onExit` blocks of `content.payload`, parsed once at load.
     public var onEnter: LocalizedBlock?
+    /// The `onExit` block (see `onEnter`).
     public var onExit: LocalizedBlock?
     /// Where the action was read from.
     public var origin: SourceLocation
@@ -38,6 +48,7 @@ public struct Campaign: Sendable {
     /// a plain Sensorberg campaign.
     public var actions = CampaignActions()
 
+    /// A campaign of each part; `id` is derived from `eid`.
     public init(
         eid: String, trigger: Trigger = .enterExit, actionType: ActionType = .notification,
         beacons: [BeaconPattern] = [], timeframes: [Timeframe] = [], suppression: Suppression = .none,
@@ -65,6 +76,7 @@ public struct Campaign: Sendable {
         self.source = source
     }
 
+    /// The localized block an event of `kind` reads: `onEnter` or `onExit`.
     public func block(for kind: EventKind) -> LocalizedBlock? {
         kind == .enter ? onEnter : onExit
     }
@@ -72,8 +84,10 @@ public struct Campaign: Sendable {
 
 /// A campaign's identity for state: the eid lower-cased with dashes removed.
 public struct CampaignID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The eid lower-cased with dashes removed.
     public var canonical: String
 
+    /// The id of an eid as written.
     public init(eid: String) {
         // ASCII (every eid seen in practice) is folded byte by byte; anything else through Unicode.
         var text = eid
@@ -84,6 +98,7 @@ public struct CampaignID: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
     }
 
+    /// The id of a text already canonical (read back from stored state).
     public init(canonical: String) { self.canonical = canonical }
 
     /// ASCII lower-cased with dashes dropped, written straight into the new string.
@@ -107,6 +122,7 @@ public struct CampaignID: Sendable, Hashable, Comparable, CustomStringConvertibl
 public enum Trigger: Sendable, Equatable {
     case enter, exit, enterExit
 
+    /// Whether an event of `kind` is one this trigger answers.
     public func matches(_ kind: EventKind) -> Bool {
         switch self {
         case .enter: kind == .enter
@@ -115,6 +131,7 @@ public enum Trigger: Sendable, Equatable {
         }
     }
 
+    /// The trigger as campaign files write it.
     public var name: String {
         switch self {
         case .enter: "enter"
@@ -128,6 +145,7 @@ public enum Trigger: Sendable, Equatable {
 public enum EventKind: Sendable, Equatable {
     case enter, exit
 
+    /// The kind as events and records write it.
     public var name: String { self == .enter ? "enter" : "exit" }
 }
 
@@ -148,9 +166,12 @@ public enum ActionType: Int, Sendable, Equatable {
 
 /// A window in which a campaign is live: start inclusive, end exclusive, either bound open.
 public struct Timeframe: Sendable, Equatable {
+    /// The first instant live, nil for no bound.
     public var start: Timestamp?
+    /// The first instant no longer live, nil for no bound.
     public var end: Timestamp?
 
+    /// A window between these bounds.
     public init(start: Timestamp?, end: Timestamp?) {
         self.start = start
         self.end = end
@@ -174,12 +195,16 @@ public enum Suppression: Sendable, Equatable {
 
 /// `content` of a Sensorberg action; every field may be absent.
 public struct CampaignContent: Sendable, Equatable {
+    /// The notification's title.
     public var subject: String?
+    /// The notification's text.
     public var body: String?
+    /// The URL the action opens.
     public var url: String?
     /// `content.payload` as written; nil when absent (records then carry `null`).
     public var payload: JSONValue?
 
+    /// Content of each part.
     public init(subject: String? = nil, body: String? = nil, url: String? = nil, payload: JSONValue? = nil) {
         self.subject = subject
         self.body = body
@@ -190,10 +215,14 @@ public struct CampaignContent: Sendable, Equatable {
 
 /// A file and line a campaign or diagnostic points at.
 public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+    /// The file as given.
     public var file: String
+    /// The line (1 for the first; 0 when not known).
     public var line: Int
+    /// The column, when known.
     public var column: Int?
 
+    /// A place in a file.
     public init(file: String, line: Int, column: Int? = nil) {
         self.file = file
         self.line = line

@@ -6,9 +6,9 @@
 /// field by its canonical name finds every way it can be written, and no key is read twice.
 /// (One other shape is not a key: MCE's Add to Calendar action written flat, its event's keys
 /// beside `type`; `CampaignDecoder` reads it where it reads an action's `value`.)
-public enum CampaignVocabulary {
+package enum CampaignVocabulary {
     /// The objects of a campaign that have a fixed set of keys.
-    public enum Object: Sendable, CaseIterable {
+    package enum Object: Sendable, CaseIterable {
         /// A Sensorberg action (one campaign).
         case action
         /// `content`.
@@ -26,7 +26,7 @@ public enum CampaignVocabulary {
     }
 
     /// Other spellings of canonical keys, with where each comes from.
-    public static let spellings: [String: [String]] = [
+    package static let spellings: [String: [String]] = [
         // SPEC section 2: the corpus's misspelling.
         "suppressionTime": ["supressionTime"],
         // Acoustic MCE payloads write the extension keys hyphenated.
@@ -47,10 +47,10 @@ public enum CampaignVocabulary {
     /// misspelled `supressionTime` is read when `suppressionTime` is absent"). Where both are given
     /// and disagree, the canonical key is used and the decoder warns: a load error would refuse a
     /// layout the SPEC accepts.
-    public static let readOnlyWhenAbsent: Set<String> = ["supressionTime"]
+    package static let readOnlyWhenAbsent: Set<String> = ["supressionTime"]
 
     /// The canonical keys of each object (other spellings are in `spellings`).
-    public static func known(_ object: Object) -> [String] {
+    package static func known(_ object: Object) -> [String] {
         switch object {
         case .action:
             ["eid", "name", "trigger", "type", "typeString", "beacons", "timeframes", "suppressionTime", "sendOnlyOnce",
@@ -69,14 +69,14 @@ public enum CampaignVocabulary {
     }
 
     /// Every key of `object`, canonical and other spellings.
-    public static func accepted(_ object: Object) -> Set<String> {
+    package static func accepted(_ object: Object) -> Set<String> {
         var keys = Set(known(object))
         for key in known(object) { keys.formUnion(spellings[key] ?? []) }
         return keys
     }
 
     /// The ways `canonical` can be written, canonical first.
-    public static func spellings(of canonical: String) -> [String] {
+    package static func spellings(of canonical: String) -> [String] {
         [canonical] + (spellings[canonical] ?? [])
     }
 }

@@ -1,11 +1,16 @@
 /// A problem found while loading or checking campaigns and locales.
 public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// An error stops the file (or the campaign) from loading; a warning does not.
     public enum Severity: String, Sendable { case error, warning }
 
+    /// Whether the problem stops loading.
     public var severity: Severity
+    /// The file and line the problem is at.
     public var location: SourceLocation
+    /// What is wrong and what was expected.
     public var message: String
 
+    /// A problem of `severity` at `location`.
     public init(_ severity: Severity, _ location: SourceLocation, _ message: String) {
         self.severity = severity
         self.location = location

@@ -1,8 +1,8 @@
 /// Finds the name a user probably meant, for "did you mean" hints in diagnostics.
-public enum Spelling {
+package enum Spelling {
     /// The valid name nearest to `name` by edit distance (ignoring case), when it is near enough
     /// to be a slip of the keyboard rather than a different word.
-    public static func closest(to name: String, in valid: [String]) -> String? {
+    package static func closest(to name: String, in valid: [String]) -> String? {
         let target = Array(name.lowercased().unicodeScalars)
         var best: (name: String, distance: Int)?
         for candidate in valid {
@@ -15,7 +15,7 @@ public enum Spelling {
     }
 
     /// Levenshtein distance: insertions, deletions and substitutions each cost one.
-    public static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+    package static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)

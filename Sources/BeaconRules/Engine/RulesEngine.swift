@@ -16,8 +16,11 @@
 /// the benchmark's workload both ways (the reference path checks every campaign with
 /// `Campaign.verdict`) and compares the records byte for byte. A change to a rule changes both.
 public struct RulesEngine<Store: SuppressionStore> {
+    /// The campaigns loaded.
     public let campaigns: CampaignSet
+    /// How each record's language is chosen, from the locales loaded.
     public let chooser: LanguageChooser
+    /// The suppression state: the last firing per (device, campaign).
     public var store: Store
     /// Every delivered notification and what the device reported about it (`respond(to:)`).
     public var ledger = DeliveryLedger()
@@ -52,6 +55,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// reload) by keeping this object.
     public var referencedStorage: AnyObject { tails.arena }
 
+    /// An engine of these campaigns and locales over `store` (which may hold state already).
     public init(campaigns: CampaignSet, locales: LocaleTable, store: Store) {
         self.campaigns = campaigns
         self.chooser = LanguageChooser(locales: locales)

@@ -1,9 +1,9 @@
 /// The raw recorded iBeacon scan format of `../shared/traces/starksm64` (RaspberryPiBeaconParser):
 /// JSON objects written back to back (`}{`, pretty-printed or one per line), each one reading of a
 /// beacon by a fixed scanner. Each reading becomes a `Sighting` with the scanner as the device.
-public enum RecordedScans {
+package enum RecordedScans {
     /// One object of the input: where it starts (1-based line) and what it became.
-    public enum Item: Sendable {
+    package enum Item: Sendable {
         case sighting(Sighting)
         /// A scanner heartbeat (`messageType` 1): not a beacon reading, skipped.
         case heartbeat
@@ -12,7 +12,7 @@ public enum RecordedScans {
 
     /// Calls `body` with each top-level object of `bytes` and the line it starts on. Objects are
     /// found by brace depth outside strings, so the file need not be one object per line.
-    public static func forEachObject(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
+    package static func forEachObject(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
         var depth = 0
         var inString = false
         var escaped = false
@@ -45,7 +45,7 @@ public enum RecordedScans {
 
     /// Each reading of `bytes` as a sighting with its line, heartbeats skipped, objects that are not
     /// readings handed to `rejected`. Ids are `SOURCE:LINE` (the format has none).
-    public static func forEachSighting(
+    package static func forEachSighting(
         in bytes: UnsafeBufferPointer<UInt8>, source: String,
         _ body: (Sighting, Int) -> Void, rejected: (EventError, Int) -> Void
     ) {
@@ -59,7 +59,7 @@ public enum RecordedScans {
     }
 
     /// One object as a sighting. `fallbackID` names it (`SOURCE:LINE`) since the format has no ids.
-    public static func item(_ object: UnsafeBufferPointer<UInt8>, fallbackID: String) -> Item {
+    package static func item(_ object: UnsafeBufferPointer<UInt8>, fallbackID: String) -> Item {
         let value: JSONValue
         do { value = try JSONParser.parse(object) } catch {
             return .rejected(EventError("invalid JSON in a recorded scan: \(error.message)"))

@@ -3,13 +3,18 @@
 public struct Sighting: Sendable, Equatable {
     /// The sighting's id; the caller supplies `SOURCE:LINE` when the input has none.
     public var id: String
+    /// The device (or scanner) that heard the beacon.
     public var device: String
+    /// The beacon heard.
     public var beacon: BeaconID
     /// Received signal strength in dBm.
     public var rssi: Int
+    /// When it was heard (event time).
     public var time: Timestamp
+    /// The device's language tag as given, if any.
     public var locale: String?
 
+    /// A sighting of each part.
     public init(id: String, device: String, beacon: BeaconID, rssi: Int, time: Timestamp, locale: String? = nil) {
         self.id = id
         self.device = device

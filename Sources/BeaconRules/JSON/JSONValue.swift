@@ -23,12 +23,16 @@ public enum JSONValue: Sendable, Equatable {
         return members.last { $0.key == key }
     }
 
+    /// Whether this is `null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
 
+    /// The string, when this is one.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
 
+    /// The members in document order (duplicates kept), when this is an object.
     public var objectMembers: [JSONMember]? { if case .object(let m) = self { m } else { nil } }
 
+    /// The elements, when this is an array.
     public var arrayElements: [JSONElement]? { if case .array(let e) = self { e } else { nil } }
 
     /// A short name of the value's kind, for error messages.
@@ -58,11 +62,16 @@ public enum JSONValue: Sendable, Equatable {
 
 /// One member of a JSON object with the position where its key starts.
 public struct JSONMember: Sendable, Equatable {
+    /// The key, unescaped.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
+    /// The key's line (1-based; 0 when not parsed from text).
     public var line: Int
+    /// The key's column (1-based; 0 when not parsed from text).
     public var column: Int
 
+    /// A member of each part.
     public init(key: String, value: JSONValue, line: Int = 0, column: Int = 0) {
         self.key = key
         self.value = value
@@ -73,10 +82,14 @@ public struct JSONMember: Sendable, Equatable {
 
 /// One element of a JSON array with the position where it starts.
 public struct JSONElement: Sendable, Equatable {
+    /// The element's value.
     public var value: JSONValue
+    /// Its line (1-based; 0 when not parsed from text).
     public var line: Int
+    /// Its column (1-based; 0 when not parsed from text).
     public var column: Int
 
+    /// An element of each part.
     public init(value: JSONValue, line: Int = 0, column: Int = 0) {
         self.value = value
         self.line = line

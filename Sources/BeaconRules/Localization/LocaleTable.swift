@@ -2,12 +2,16 @@ import Synchronization
 
 /// The default strings of each language (`Locales/<tag>.json`) and their fallback chains.
 public struct LocaleTable: Sendable {
+    /// One language's default strings (one `Locales/<tag>.json` file).
     public struct Entry: Sendable, Equatable {
         /// The tag as the file names it (`pt-BR`).
         public var tag: String
+        /// The language's default strings by key.
         public var strings: [String: String]
+        /// The tags tried next, in order, for a key this language lacks.
         public var fallback: [String]
 
+        /// A language's strings and its fallback tags.
         public init(tag: String, strings: [String: String], fallback: [String] = []) {
             self.tag = tag
             self.strings = strings
@@ -27,14 +31,17 @@ public struct LocaleTable: Sendable {
         let known = Mutex<[String?: [String]]>([:])
     }
 
+    /// A table of `entries`; a later entry for the same tag replaces an earlier one.
     public init(entries: [Entry] = []) {
         for entry in entries { add(entry) }
     }
 
+    /// Adds `entry`, replacing any entry of the same (normalized) tag.
     public mutating func add(_ entry: Entry) {
         entries[LanguageTag.normalize(entry.tag)] = entry
     }
 
+    /// The entry of a tag already normalized (`LanguageTag.normalize`), if loaded.
     public func entry(_ normalizedTag: String) -> Entry? { entries[normalizedTag] }
 
     /// Parses one locale file: string members are strings, `fallback` is a tag or a list of tags.

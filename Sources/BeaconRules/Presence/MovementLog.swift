@@ -5,33 +5,33 @@
 /// and `room` name the pair's sides as exclusive zones do (a beacon's 42-char pid and a scanner id,
 /// or a device id and a beacon's pid); `from` and `to` are RFC 3339 times, or a window
 /// `START/END` (ISO 8601 interval form) when the log only says the move happened somewhere inside it.
-public struct MovementLog: Sendable, Equatable {
+package struct MovementLog: Sendable, Equatable {
     /// When a move happened: somewhere in `start...end` (ms; equal for an exact time).
-    public struct Window: Sendable, Equatable {
-        public var start: Int64
-        public var end: Int64
-        public init(start: Int64, end: Int64) { self.start = start; self.end = end }
+    package struct Window: Sendable, Equatable {
+        package var start: Int64
+        package var end: Int64
+        package init(start: Int64, end: Int64) { self.start = start; self.end = end }
     }
 
     /// One logged stay.
-    public struct Stay: Sendable, Equatable {
-        public var subject: String
-        public var room: String
-        public var from: Window
-        public var to: Window
+    package struct Stay: Sendable, Equatable {
+        package var subject: String
+        package var room: String
+        package var from: Window
+        package var to: Window
         /// The line of the log it was read from (0 when built in code).
-        public var line: Int
-        public init(subject: String, room: String, from: Window, to: Window, line: Int = 0) {
+        package var line: Int
+        package init(subject: String, room: String, from: Window, to: Window, line: Int = 0) {
             (self.subject, self.room, self.from, self.to, self.line) = (subject, room, from, to, line)
         }
     }
 
-    public var stays: [Stay] = []
+    package var stays: [Stay] = []
 
-    public init(stays: [Stay]) { self.stays = stays }
+    package init(stays: [Stay]) { self.stays = stays }
 
     /// Reads the CSV form; errors name the file, line and field.
-    public init(csv bytes: [UInt8], file: String) throws(PresenceError) {
+    package init(csv bytes: [UInt8], file: String) throws(PresenceError) {
         var sawHeader = false
         for (index, raw) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let number = index + 1

@@ -1,14 +1,14 @@
 /// One stay of a (device, beacon) pair as the presence layer's outputs tell it: from the enter to
 /// the last presence (`departedAt`), the exit confirmed at `exit`; both `Int64.max` while open.
-public struct PairStay: Sendable, Equatable {
-    public var key: PresenceKey
-    public var enter: Int64
-    public var departedAt: Int64
-    public var exit: Int64
+package struct PairStay: Sendable, Equatable {
+    package var key: PresenceKey
+    package var enter: Int64
+    package var departedAt: Int64
+    package var exit: Int64
 
     /// The stays of a presence log (`PresenceEngine.log`) in the order they ended, open ones last
     /// (by key). An exit with no enter before it is a stay from its last presence.
-    public static func stays(in outputs: [PresenceOutput]) -> [PairStay] {
+    package static func stays(in outputs: [PresenceOutput]) -> [PairStay] {
         var open: [PresenceKey: Int64] = [:]
         var stays: [PairStay] = []
         for output in outputs {

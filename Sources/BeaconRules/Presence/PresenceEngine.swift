@@ -5,7 +5,9 @@
 /// Given enter/exit events pass straight to the rules (the fast path, today's records exactly)
 /// unless `settings.flickerControl` is on; sightings always go through the presence layer.
 public struct PresenceEngine<Store: SuppressionStore> {
+    /// The rules the events (given or derived) go to.
     public var engine: RulesEngine<Store>
+    /// Turns sightings (and, under flicker control, given events) into enters, exits and dwells.
     public var layer: PresenceLayer
     /// Delayed enter-side records of each open stay, withdrawn if the device leaves before their fireDate.
     var delayed: [PresenceKey: [DelayedRecord]] = [:]

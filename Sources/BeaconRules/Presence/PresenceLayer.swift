@@ -33,7 +33,7 @@ public struct PresenceLayer: Sendable {
     var campaigns: CampaignSet
     var keyIndex: [PresenceKey: Int] = [:]
     public internal(set) var keys: [PresenceKey] = []
-    public internal(set) var trackers: [PresenceTracker] = []
+    package internal(set) var trackers: [PresenceTracker] = []
     /// The earliest outstanding timer per key (`Int64.max`: none), so sightings do not pile timers up.
     var scheduledAt: [Int64] = []
     var timers = MinHeap<Timer>()
@@ -263,7 +263,7 @@ public struct PresenceLayer: Sendable {
     public var isIdle: Bool { buffer.isEmpty && !trackers.contains { $0.isInside } }
 
     /// The tracker of `key`, if it was ever seen.
-    public func tracker(_ key: PresenceKey) -> PresenceTracker? {
+    package func tracker(_ key: PresenceKey) -> PresenceTracker? {
         keyIndex[key].map { trackers[$0] }
     }
 }

@@ -1,6 +1,6 @@
 extension PresenceScore {
     /// The score as text: per subject, the log beside the derived stays (times UTC), then the figures.
-    public func report() -> String {
+    package func report() -> String {
         var out = ""
         var subjects: [String] = []
         for stay in log.stays where !subjects.contains(stay.subject) { subjects.append(stay.subject) }

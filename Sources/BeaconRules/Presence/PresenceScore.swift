@@ -7,41 +7,41 @@
 ///   it overlaps no logged stay of that subject and room, widened by the same tolerances.
 /// - Every other derived stay that finds nothing is an **extra** of the logged stay it overlaps most.
 /// Derived stays of subjects the log does not name are left out (`ignored`).
-public struct PresenceScore: Sendable {
+package struct PresenceScore: Sendable {
     /// A stay as the presence layer derived it: from the enter to the last presence
     /// (`departedAt`), the exit confirmed at `exit` (`Int64.max`: open at the end of the input).
-    public struct Stay: Sendable, Equatable {
-        public var subject: String
-        public var room: String
-        public var enter: Int64
-        public var departedAt: Int64
-        public var exit: Int64
-        public init(subject: String, room: String, enter: Int64, departedAt: Int64, exit: Int64) {
+    package struct Stay: Sendable, Equatable {
+        package var subject: String
+        package var room: String
+        package var enter: Int64
+        package var departedAt: Int64
+        package var exit: Int64
+        package init(subject: String, room: String, enter: Int64, departedAt: Int64, exit: Int64) {
             (self.subject, self.room, self.enter, self.departedAt, self.exit) = (subject, room, enter, departedAt, exit)
         }
         /// From the enter to the last presence.
-        public var length: Int64 { departedAt == Int64.max ? Int64.max : Swift.max(0, departedAt - enter) }
+        package var length: Int64 { departedAt == Int64.max ? Int64.max : Swift.max(0, departedAt - enter) }
     }
 
     /// What became of a derived stay.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         case found(logged: Int), extra(logged: Int), falseStay
     }
 
-    public let log: MovementLog
-    public let stays: [Stay]
+    package let log: MovementLog
+    package let stays: [Stay]
     /// Per logged stay: the derived stay that found it.
-    public private(set) var match: [Int?]
+    package private(set) var match: [Int?]
     /// Per logged stay: how many extra derived stays it has.
-    public private(set) var extras: [Int]
+    package private(set) var extras: [Int]
     /// Per derived stay.
-    public private(set) var verdicts: [Verdict]
-    public private(set) var ignored = 0
+    package private(set) var verdicts: [Verdict]
+    package private(set) var ignored = 0
 
-    public static let enterTolerance: Int64 = 60_000
-    public static let exitTolerance: Int64 = 90_000
+    package static let enterTolerance: Int64 = 60_000
+    package static let exitTolerance: Int64 = 90_000
 
-    public init(log: MovementLog, stays derived: [Stay]) {
+    package init(log: MovementLog, stays derived: [Stay]) {
         let named = Set(log.stays.map(\.subject))
         var kept: [Stay] = []
         for stay in derived { if named.contains(stay.subject) { kept.append(stay) } else { ignored += 1 } }
@@ -78,15 +78,15 @@ public struct PresenceScore: Sendable {
     }
 
     /// The stays of a presence log (`PresenceEngine.log`), each pair's side named as `subject` says.
-    public static func stays(from outputs: [PresenceOutput], subject: PresenceSubject) -> [Stay] {
+    package static func stays(from outputs: [PresenceOutput], subject: PresenceSubject) -> [Stay] {
         PairStay.stays(in: outputs).map {
             Stay(subject: subject.subject(of: $0.key), room: subject.room(of: $0.key), enter: $0.enter, departedAt: $0.departedAt, exit: $0.exit)
         }
     }
 
-    public var found: Int { match.count { $0 != nil } }
-    public var missed: Int { match.count - found }
-    public var falseStays: [Stay] { zip(stays, verdicts).filter { $0.1 == .falseStay }.map(\.0) }
-    public var extraStays: Int { extras.reduce(0, +) }
-    public var mostExtrasPerLoggedStay: Int { extras.max() ?? 0 }
+    package var found: Int { match.count { $0 != nil } }
+    package var missed: Int { match.count - found }
+    package var falseStays: [Stay] { zip(stays, verdicts).filter { $0.1 == .falseStay }.map(\.0) }
+    package var extraStays: Int { extras.reduce(0, +) }
+    package var mostExtrasPerLoggedStay: Int { extras.max() ?? 0 }
 }

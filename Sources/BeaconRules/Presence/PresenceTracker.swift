@@ -5,16 +5,16 @@
 /// device is known to have been there: the last qualifying sighting, the time of a given exit, or
 /// `Int64.max` while a given enter holds the stay open. The exit is confirmed at
 /// `presentUntil + exitTimeout`; anything that shows the device again before then is the same stay.
-public struct PresenceTracker: Sendable {
+package struct PresenceTracker: Sendable {
     /// A stay is open (possibly with a tentative exit pending).
-    public internal(set) var isInside = false
+    package internal(set) var isInside = false
     /// The latest time (ms) the device is known present in the open stay.
-    public internal(set) var presentUntil: Int64 = 0
+    package internal(set) var presentUntil: Int64 = 0
     /// When the open stay started (ms); nil when it began with an exit we never saw the enter of.
-    public internal(set) var stayStart: Int64?
+    package internal(set) var stayStart: Int64?
     /// Whether any stay was ever seen: an exit with no enter before it is taken as the end of a stay
     /// that started before the input did, but only once.
-    public internal(set) var hasHistory = false
+    package internal(set) var hasHistory = false
     /// The id of the event that opened the stay (dwell ids derive from it).
     var enterID = ""
     /// The id of the last event that kept the stay alive (the exit id derives from it).
@@ -26,12 +26,12 @@ public struct PresenceTracker: Sendable {
     var pendingDwells: [(due: Int64, dwell: Int64)] = []
     var filter: RunningAverageRSSI
 
-    public init(settings: PresenceSettings) {
+    package init(settings: PresenceSettings) {
         filter = RunningAverageRSSI(windowMilliseconds: settings.smoothingWindowMilliseconds)
     }
 
     /// What a step decided.
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         /// A stay starts: match an enter event.
         case enter(id: String, time: Int64)
         /// A stay is over: the device was last there at `departedAt`; the exit is confirmed at `time`.
@@ -42,7 +42,7 @@ public struct PresenceTracker: Sendable {
 
     /// A raw sighting. Starts a stay when the smoothed RSSI reaches `enterRSSI` (with enough samples),
     /// keeps an open one alive while it stays at or above `exitRSSI`.
-    public mutating func sighting(_ s: Sighting, settings: PresenceSettings) -> Change? {
+    package mutating func sighting(_ s: Sighting, settings: PresenceSettings) -> Change? {
         let t = s.time.milliseconds
         filter.add(rssi: s.rssi, at: t)
         guard let smoothed = filter.value else { return nil }
@@ -67,7 +67,7 @@ public struct PresenceTracker: Sendable {
 
     /// A given enter or exit, with flicker control: an enter while a stay is open (inside, or a
     /// tentative exit not yet confirmed) continues that stay; an exit only makes the exit tentative.
-    public mutating func given(_ event: BeaconEvent) -> Change? {
+    package mutating func given(_ event: BeaconEvent) -> Change? {
         let t = event.time.milliseconds
         if event.locale != nil { locale = event.locale }
         switch event.kind {
@@ -144,7 +144,7 @@ public struct PresenceTracker: Sendable {
     }
 
     /// Everything due at `clock` (ms): dwells the device stayed for, then a confirmed exit.
-    public mutating func resolve(clock: Int64, exitTimeout: Int64, into changes: inout [Change]) {
+    package mutating func resolve(clock: Int64, exitTimeout: Int64, into changes: inout [Change]) {
         guard isInside else { return }
         while let first = pendingDwells.first, first.due <= clock, first.due <= presentUntil {
             pendingDwells.removeFirst()
@@ -159,7 +159,7 @@ public struct PresenceTracker: Sendable {
     }
 
     /// When `resolve` next has something to do, if ever without more input.
-    public func nextDue(exitTimeout: Int64) -> Int64? {
+    package func nextDue(exitTimeout: Int64) -> Int64? {
         guard isInside else { return nil }
         var next: Int64? = presentUntil == Int64.max ? nil : presentUntil &+ exitTimeout
         // Dwells beyond `presentUntil` wait for the device to be seen again (or for the exit).

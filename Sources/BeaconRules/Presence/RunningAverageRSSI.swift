@@ -6,23 +6,23 @@
 /// reading every few seconds with drop-outs. A window over time means the same thing at any rate,
 /// forgets stale readings by construction, and the trimmed mean ignores the single 10-20 dB swings
 /// the recorded traces are full of.
-public struct RunningAverageRSSI: Sendable, Equatable {
+package struct RunningAverageRSSI: Sendable, Equatable {
     /// (time ms, dBm) in arrival order; the front is dropped as it leaves the window.
     var samples: [(time: Int64, rssi: Int)] = []
     var head = 0
-    public let windowMilliseconds: Int64
+    package let windowMilliseconds: Int64
 
-    public init(windowMilliseconds: Int64) { self.windowMilliseconds = windowMilliseconds }
+    package init(windowMilliseconds: Int64) { self.windowMilliseconds = windowMilliseconds }
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.windowMilliseconds == b.windowMilliseconds && a.count == b.count && a.value == b.value
     }
 
     /// Readings in the window.
-    public var count: Int { samples.count - head }
+    package var count: Int { samples.count - head }
 
     /// Adds a reading at `time` (non-decreasing: the presence layer orders its input first).
-    public mutating func add(rssi: Int, at time: Int64) {
+    package mutating func add(rssi: Int, at time: Int64) {
         samples.append((time, rssi))
         while head < samples.count - 1 && samples[head].time < time - windowMilliseconds { head += 1 }
         // Compact now and then so memory follows the window, not the stream.
@@ -33,12 +33,12 @@ public struct RunningAverageRSSI: Sendable, Equatable {
     }
 
     /// The smoothed RSSI in dBm, nil before any reading.
-    public var value: Double? { mean(from: head) }
+    package var value: Double? { mean(from: head) }
 
     /// The smoothed RSSI as of `time` (at or after the last reading): only the readings of the
     /// window that ends at `time` count, so a receiver that stopped hearing the beacon has no value
     /// rather than a stale one. nil when it heard nothing in that window.
-    public func value(at time: Int64) -> Double? {
+    package func value(at time: Int64) -> Double? {
         var first = head
         while first < samples.count && samples[first].time < time - windowMilliseconds { first += 1 }
         return mean(from: first)

@@ -1,10 +1,13 @@
 /// What a handler is told when a user clicks: the record (rebuilt as it was delivered), the action
 /// the click runs, the button id and the response itself.
 public struct ActionInvocation: Sendable {
+    /// The record as it was delivered.
     public var record: NotificationRecord
+    /// The action the clicked button (or the notification itself) runs: its type and value.
     public var action: NotificationAction
     /// `default` for a tap on the notification itself.
     public var actionId: String
+    /// The response line that reported the click.
     public var response: ResponseEvent
 }
 
@@ -62,6 +65,7 @@ public struct ActionRegistry: Sendable {
         handlers[kind] = nil
     }
 
+    /// The handler of an action type, nil when its clicks count as unhandled.
     public func handler(for kind: ActionKind) -> ActionHandler? { handlers[kind] }
 
     /// The record again, `value` minutes after the click, with its id (and event) suffixed `:snooze`.
@@ -85,18 +89,26 @@ public struct ActionRegistry: Sendable {
 public struct FollowUpRecord: Sendable, Equatable {
     /// `NOTIFICATION:ACTIONID`: one per record and button.
     public var id: String
+    /// The id of the record the user responded to.
     public var notification: String
+    /// The campaign's eid.
     public var campaign: String
+    /// The device that responded.
     public var device: String
+    /// The button clicked (`default` for the notification itself).
     public var actionId: String
+    /// The action the button runs.
     public var action: NotificationAction
+    /// The record's language, nil when it had none.
     public var language: String?
+    /// The response's time.
     public var time: Timestamp
     /// What the user typed (a text input button); nil otherwise.
     public var text: String?
     /// The response's `data` (the message's custom payload as the app's SDK hands it over).
     public var data: JSONValue?
 
+    /// A follow-up record of each part.
     public init(id: String, notification: String, campaign: String, device: String, actionId: String, action: NotificationAction, language: String?, time: Timestamp, text: String? = nil, data: JSONValue? = nil) {
         self.id = id
         self.notification = notification
@@ -119,6 +131,7 @@ public struct FollowUpRecord: Sendable, Equatable {
             text: invocation.response.text, data: invocation.response.data)
     }
 
+    /// Writes the record as one JSON object (no newline).
     public func appendJSON(to w: inout JSONWriter) {
         w.raw("{\"kind\":\"followUp\",\"id\":"); w.string(id)
         w.raw(",\"notification\":"); w.string(notification)
@@ -133,6 +146,7 @@ public struct FollowUpRecord: Sendable, Equatable {
         w.raw("}")
     }
 
+    /// The record as one line of JSON.
     public var jsonLine: String {
         var w = JSONWriter(capacity: 256)
         appendJSON(to: &w)

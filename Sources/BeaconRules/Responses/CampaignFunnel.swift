@@ -2,26 +2,38 @@
 /// presented, opened, clicked (in all and per button) and dismissed, each notification counted
 /// at most once per state.
 public struct CampaignFunnel: Sendable, Equatable {
+    /// The campaign's eid, as its records carry it.
     public var campaign: String
+    /// The records' language.
     public var language: String
+    /// Notifications delivered.
     public var delivered = 0
+    /// Notifications the device reported presented (`present`).
     public var presented = 0
+    /// Notifications opened (`open`, or a click: a click counts opened too).
     public var opened = 0
+    /// Notifications with a button clicked (`click`).
     public var clicked = 0
+    /// Notifications dismissed (`dismiss`).
     public var dismissed = 0
     /// Notifications clicked per button id.
     public var clicks: [String: Int] = [:]
     /// Clicks on action types no handler took, per type.
     public var unhandled: [String: Int] = [:]
 
+    /// An empty funnel of a campaign in a language.
     public init(campaign: String, language: String) {
         self.campaign = campaign
         self.language = language
     }
 
+    /// Presented among delivered (0 when none was delivered).
     public var presentRate: Double { rate(presented) }
+    /// Opened among delivered.
     public var openRate: Double { rate(opened) }
+    /// Clicked among delivered.
     public var clickRate: Double { rate(clicked) }
+    /// Dismissed among delivered.
     public var dismissRate: Double { rate(dismissed) }
     /// Clicked among opened (a tap on the notification opens it without clicking a button).
     public var clickToOpenRate: Double { opened == 0 ? 0 : Double(clicked) / Double(opened) }

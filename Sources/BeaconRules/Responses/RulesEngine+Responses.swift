@@ -1,9 +1,12 @@
 /// Why a response was not taken: an unknown record id, a record of another device, a button the
 /// notification does not have. The message says which and what was expected.
 public struct ResponseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which rule the response broke, for a caller that answers each differently.
     public enum Kind: Sendable, Equatable { case unknownRecord, outsideResponseWindow, otherDevice, unknownAction, campaignNotLoaded }
 
+    /// Which rule the response broke.
     public var kind: Kind
+    /// What was wrong and what was expected, for a person.
     public var message: String
 
     public init(_ kind: Kind, _ message: String) {

@@ -116,7 +116,7 @@ enum Digits {
 }
 
 /// What an RFC 3339 parse produced.
-public enum TimestampParse: Sendable, Equatable {
+package enum TimestampParse: Sendable, Equatable {
     case time(Timestamp, hasZone: Bool)
     /// A time of day with no date at all (`14:34:22`), as some Sensorberg layouts carry.
     case timeOfDayOnly
@@ -126,12 +126,12 @@ public enum TimestampParse: Sendable, Equatable {
 extension Timestamp {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]`. Fractions beyond milliseconds
     /// are truncated; `t`, `z` and a space instead of `T` are accepted as RFC 3339 allows.
-    public static func parseRFC3339(_ text: String) -> TimestampParse {
+    package static func parseRFC3339(_ text: String) -> TimestampParse {
         var copy = text
         return copy.withUTF8 { parseRFC3339(bytes: $0) }
     }
 
-    public static func parseRFC3339(bytes b: UnsafeBufferPointer<UInt8>) -> TimestampParse {
+    package static func parseRFC3339(bytes b: UnsafeBufferPointer<UInt8>) -> TimestampParse {
         var dates = UTCDateCache()
         if let utc = parseCanonicalUTC(b, dates: &dates) { return .time(utc, hasZone: true) }
         let n = b.count
