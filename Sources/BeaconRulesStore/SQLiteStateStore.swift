@@ -79,7 +79,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Opens the state file with other WAL thresholds (tests); `walCheckpointFrames` 0 leaves the
     /// checkpoints to SQLite, inside the commits.
-    init(path: String, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
+    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
         let lock = try StateFileLock(statePath: path)
         try self.init(connection: SQLiteConnection(path: path), lock: lock, walCheckpointFrames: walCheckpointFrames, walLimitFrames: walLimitFrames)
     }

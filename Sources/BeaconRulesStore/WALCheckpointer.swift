@@ -19,8 +19,12 @@ final class WALCheckpointer: Sendable {
         var running = false
         var paused = false
         var stopping = false
-        /// Why the thread's connection failed, if it did (it stops then; the owner's bound holds).
+        /// Why the thread could not open its connection, if it could not (it stops then; the
+        /// owner's bound on the WAL holds).
         var failure: StoreError?
+        /// The last checkpoint that failed for another reason than a busy file (tried again at
+        /// the next request).
+        var lastFailure: StoreError?
     }
 
     /// Frames (pages of the file, 4 KiB by default) in the WAL before a checkpoint is asked for.
@@ -95,14 +99,15 @@ final class WALCheckpointer: Sendable {
             }
             if progress.withLock({ $0.stopping }) { return }
             guard go else { continue }
-            let result = Result { () throws(StoreError) in try db.checkpoint(truncate: false) }
+            var failure: StoreError?
+            do throws(StoreError) { try db.checkpoint(truncate: false) } catch { failure = error }
             progress.withLock { progress in
                 progress.running = false
                 progress.checkpoints += 1
-                // A busy file (the owner's own fallback checkpoint) is retried at the next request;
-                // anything else is kept for the owner to see.
-                if case .failure(let error) = result, !error.message.contains("locked") && !error.message.contains("in use") {
-                    progress.failure = error
+                // A busy file (the owner's own fallback checkpoint under way) is retried at the
+                // next request; anything else is kept for the owner to see.
+                if let failure, !failure.message.contains("in use by another") {
+                    progress.lastFailure = failure
                 }
             }
         }
