@@ -2,7 +2,9 @@
 # Measures `beaconrules serve` over loopback (numbers are printed, nothing is asserted), in memory
 # (the default) and with --state (SQLite WAL, synchronous=FULL, group commit): throughput with
 # pipelining on 4 connections, then latency at fixed rates. Also prints what one synchronous 4 KiB
-# write costs on the disk of the state file, the floor under any --state reply latency.
+# write costs on the disk of the state file, the floor under any --state reply latency. The --state
+# run is repeated with SQLite's checkpoints inside the commits (BEACONRULES_CHECKPOINT_IN_COMMITS),
+# as they were before the checkpointer thread, to compare in one run.
 # Usage: scripts/serve-benchmark.sh [EVENTS_PER_CONNECTION] [RATE...]   (default: 50000 2000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +29,7 @@ cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / hz }
 run() {  # run MODE [serve options...]
     local mode=$1
     shift
-    "$bin/beaconrules" serve --port 0 "$@" >"$work/out" 2>"$work/log" &
+    env ${checkpoint_env:-} "$bin/beaconrules" serve --port 0 "$@" >"$work/out" 2>"$work/log" &
     server=$!
     for _ in $(seq 1 100); do grep -q '^listening on' "$work/out" && break; sleep 0.1; done
     local port
@@ -51,3 +53,6 @@ run() {  # run MODE [serve options...]
 run "in memory"
 run "--state" --state "$work/state.db"
 echo "== state file: $(du -h "$work/state.db" | cut -f1)"
+# The same with SQLite's checkpoints inside the commits, as before the checkpointer thread.
+rm -f "$work"/state.db*
+checkpoint_env=BEACONRULES_CHECKPOINT_IN_COMMITS=1 run "--state, checkpoints inside commits" --state "$work/state.db"

@@ -58,6 +58,36 @@ final class SQLiteConnection {
         return statement.int64(0)
     }
 
+    /// Frames in the WAL after this connection's last commit, once `watchWAL()` is on.
+    private(set) var walFrames = 0
+
+    /// Turns SQLite's automatic checkpoints off on this connection (they would run inside its
+    /// commits) and has every commit report the WAL's length in `walFrames` instead.
+    func watchWAL() throws(StoreError) {
+        try execute("PRAGMA wal_autocheckpoint = 0")
+        // The hook replaces the automatic checkpointer. `self` outlives it: `close()` (at the
+        // latest in deinit) closes the handle, after which the hook is never called.
+        sqlite3_wal_hook(handle, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walFrames = Int(frames)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Copies WAL frames back into the database file. `passive` copies what it can without waiting
+    /// for anyone; `truncate` waits for the writer and readers (busy timeout), copies everything
+    /// and empties the WAL file. Returns the frames in the WAL and the frames now copied.
+    @discardableResult
+    func checkpoint(truncate: Bool) throws(StoreError) -> (frames: Int, copied: Int) {
+        var frames: Int32 = 0
+        var copied: Int32 = 0
+        let mode = truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, mode, &frames, &copied)
+        guard rc == SQLITE_OK else { throw error(lastError(rc), code: rc) }
+        if truncate { walFrames = 0 }
+        return (Int(frames), Int(copied))
+    }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 public import BeaconRules
 
 /// Durable engine state in one SQLite file: the suppression and once-only state per
@@ -8,12 +14,26 @@ public import BeaconRules
 /// opens with `begin()` and makes durable with `commit()` (WAL, `synchronous=FULL`: a commit has
 /// reached the disk when it returns), so many events can share one fsync (group commit).
 ///
-/// Not `Sendable`: one owner makes every call. The file is locked exclusively while it is open, so
-/// a second process cannot interleave its own changes.
+/// Checkpoints (copying the WAL back into the file) run on a thread and connection of their own
+/// (`WALCheckpointer`), never inside a commit while that thread keeps up; when it falls far behind
+/// (`walLimitFrames`), the commit that finds the WAL that long empties it itself, so the WAL is
+/// bounded either way.
+///
+/// Not `Sendable`: one owner makes every call. The file is locked while it is open (`flock` on
+/// `<file>.lock`), so a second process cannot interleave its own changes.
 public final class SQLiteStateStore: SuppressionStore {
     /// The file, or `:memory:`.
     public let path: String
     let db: SQLiteConnection
+    /// Nil for `:memory:`, which nobody else can open.
+    private let lock: StateFileLock?
+    /// Nil for `:memory:`, which has no WAL.
+    let checkpointer: WALCheckpointer?
+    /// Past this many frames in the WAL a commit checkpoints it itself (TRUNCATE): the bound on
+    /// the WAL (4 KiB a frame) when the checkpointer cannot keep up.
+    let walLimitFrames: Int
+    /// Checkpoints run by commits because the WAL passed `walLimitFrames`.
+    public private(set) var inlineCheckpoints = 0
     private let selectFiring: SQLiteStatement
     private let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement
@@ -43,22 +63,41 @@ public final class SQLiteStateStore: SuppressionStore {
     static let applicationID: Int64 = 0x4252_5354
     static let schemaVersion: Int64 = 1
 
+    /// Frames in the WAL (4 KiB each) before the checkpointer is asked to copy them back.
+    public static let walCheckpointFrames = 1024
+    /// Frames past which a commit checkpoints itself: 64 MiB of WAL.
+    public static let walLimitFrames = 16_384
+
     /// Opens (or creates) the state file at `path`.
+    ///
+    /// With `BEACONRULES_CHECKPOINT_IN_COMMITS` set in the environment, SQLite checkpoints inside
+    /// the commits as it did before the checkpointer: for `scripts/serve-benchmark.sh` to compare.
     public convenience init(path: String) throws(StoreError) {
-        try self.init(connection: SQLiteConnection(path: path))
+        let inCommits = getenv("BEACONRULES_CHECKPOINT_IN_COMMITS") != nil
+        try self.init(path: path, walCheckpointFrames: inCommits ? 0 : Self.walCheckpointFrames, walLimitFrames: Self.walLimitFrames)
+    }
+
+    /// Opens the state file with other WAL thresholds (tests); `walCheckpointFrames` 0 leaves the
+    /// checkpoints to SQLite, inside the commits.
+    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
+        let lock = try StateFileLock(statePath: path)
+        try self.init(connection: SQLiteConnection(path: path), lock: lock, walCheckpointFrames: walCheckpointFrames, walLimitFrames: walLimitFrames)
     }
 
     /// A state that lives only as long as this object (the server without `--state`).
     public static func inMemory() throws(StoreError) -> SQLiteStateStore {
-        try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"))
+        try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"), lock: nil, walCheckpointFrames: 0, walLimitFrames: 0)
     }
 
-    private init(connection: SQLiteConnection) throws(StoreError) {
+    private init(connection: SQLiteConnection, lock: StateFileLock?, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
         db = connection
         path = connection.path
-        // Exclusive locking before WAL: no shared-memory index, and no second writer process.
-        try db.execute("PRAGMA locking_mode = EXCLUSIVE")
-        try db.execute("PRAGMA busy_timeout = 2000")
+        self.lock = lock
+        self.walLimitFrames = walLimitFrames
+        // Normal locking (WAL with its shared-memory index), so that the checkpointer's connection
+        // can share the file; `lock` keeps other processes out. A checkpoint that must wait for
+        // the writer (the fallback, TRUNCATE) waits this long.
+        try db.execute("PRAGMA busy_timeout = 10000")
         // Space freed by forgotten state goes back a few pages per commit (`reclaimSpace`). Takes
         // effect on a new file; one made before is switched by a VACUUM, once (`migrate`).
         try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
@@ -83,13 +122,35 @@ public final class SQLiteStateStore: SuppressionStore {
         try db.execute("CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID")
         deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE key = ?1")
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
+        if lock != nil && walCheckpointFrames > 0 {
+            try db.watchWAL()
+            checkpointer = WALCheckpointer(path: path, threshold: walCheckpointFrames)
+        } else {
+            checkpointer = nil
+        }
     }
 
     deinit { close() }
 
+    /// Checkpoints run by the checkpointer's thread so far.
+    public var backgroundCheckpoints: Int { checkpointer?.state.checkpoints ?? 0 }
+
+    /// After a commit: asks the checkpointer to copy the WAL back, or, when it has fallen
+    /// `walLimitFrames` behind, empties the WAL here (waiting for a checkpoint under way).
+    private func boundWAL() {
+        guard let checkpointer else { return }
+        let frames = db.walFrames
+        if frames >= walLimitFrames {
+            // A failure (a busy file) leaves the WAL as it is; the next commit tries again.
+            if (try? db.checkpoint(truncate: true)) != nil { inlineCheckpoints += 1 }
+        } else {
+            checkpointer.walGrew(frames: frames)
+        }
+    }
+
     /// Checks the file is a state file of a version this build reads, creating the schema when new.
     private static func migrate(_ db: SQLiteConnection) throws(StoreError) {
-        // The first read takes the exclusive lock and tells a non-database file at once.
+        // The first read tells a non-database file at once.
         try db.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             let application = try db.integer("PRAGMA application_id")
@@ -133,7 +194,10 @@ public final class SQLiteStateStore: SuppressionStore {
         for statement in [selectFiring, upsertFiring, selectAnswer, insertAnswer, forgetAnswerStatement, forgetOutboxStatement, sweepFirings, deleteFiring, deleteLedgerLine] {
             statement.finalize()
         }
+        // The checkpointer's connection first: the last one to close copies the WAL back.
+        checkpointer?.stop()
         db.close()
+        lock?.release()
     }
 
     // MARK: - Transactions
@@ -164,6 +228,7 @@ public final class SQLiteStateStore: SuppressionStore {
         inTransaction = false
         heldAnswers += pendingAnswers
         pendingAnswers = 0
+        boundWAL()
     }
 
     /// Forgets every change since `begin()`.

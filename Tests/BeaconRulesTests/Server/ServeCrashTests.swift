@@ -12,6 +12,27 @@ struct ServeCrashTests {
     static let connections = 4
     static let kills = 10
 
+    @Test func aSecondServeOnTheSameStateFileIsRefusedUntilTheFirstIsKilled() async throws {
+        let state = Paths.temporaryDirectory() + "/state.db"
+        let first = try await ServerProcess.start(["--state", state])
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: Paths.binary)
+        second.arguments = ["serve", "--port", "0", "--state", state]
+        second.currentDirectoryURL = Paths.root
+        let err = Pipe()
+        second.standardError = err
+        second.standardOutput = FileHandle.nullDevice
+        try second.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        second.waitUntilExit()
+        #expect(second.terminationStatus != 0)
+        #expect(message.contains("in use by another beaconrules process"), "\(message)")
+        // The lock goes with the process, even on kill -9.
+        await first.crash()
+        let third = try await ServerProcess.start(["--state", state])
+        await third.stop()
+    }
+
     @Test func killNineInALoopLosesNothingAnsweredAndCountsNothingTwice() async throws {
         let directory = Paths.temporaryDirectory()
         let state = directory + "/state.db"

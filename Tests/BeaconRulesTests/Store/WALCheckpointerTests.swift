@@ -1,0 +1,78 @@
+@testable import BeaconRulesStore
+import Foundation
+import Testing
+
+/// Checkpoints run on the checkpointer's own connection, the WAL stays bounded, and the lock file
+/// keeps a second opener out.
+@Suite("WAL checkpointer")
+struct WALCheckpointerTests {
+    let path = Paths.temporaryDirectory() + "/state.db"
+    /// A WAL frame: a 4 KiB page and its 24-byte header.
+    let frameBytes = 4096 + 24
+
+    /// Commits `count` transactions of one answer (about a page each), calling `after` after each.
+    func commit(_ store: SQLiteStateStore, _ count: Int, from first: Int = 0, after: () -> Void) throws {
+        for n in first..<(first + count) {
+            try store.begin()
+            store.remember(event: "e-\(n)", records: Array(repeating: UInt8(ascii: "x"), count: 3000))
+            try store.commit()
+            after()
+        }
+    }
+
+    func walBytes() -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+    }
+
+    @Test func checkpointsRunOnTheCheckpointersConnectionNeverInACommit() throws {
+        let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000)
+        #expect(try store.db.integer("PRAGMA wal_autocheckpoint") == 0, "SQLite's own checkpoints are off on the commit connection")
+        var longest = 0
+        try commit(store, 300) {
+            longest = max(longest, store.db.walFrames)
+            store.checkpointer?.waitUntilIdle()
+        }
+        #expect(store.backgroundCheckpoints > 0)
+        #expect(store.inlineCheckpoints == 0)
+        // Each checkpoint copies everything, so the WAL starts over: never much past the threshold.
+        #expect(longest < 16 + 8)
+        #expect(walBytes() < (16 + 8) * frameBytes)
+        store.close()
+
+        let reopened = try SQLiteStateStore(path: path)
+        defer { reopened.close() }
+        #expect(reopened.heldAnswers == 300)
+        #expect(reopened.answer(event: "e-299")?.count == 3000)
+    }
+
+    @Test func theWALStaysBoundedWhenTheCheckpointerFallsBehind() throws {
+        let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 64)
+        defer { store.close() }
+        store.checkpointer?.pause(true)
+        var longest = 0
+        try commit(store, 400) { longest = max(longest, store.db.walFrames) }
+        #expect(store.backgroundCheckpoints == 0)
+        #expect(store.inlineCheckpoints > 0, "the commits emptied the WAL themselves")
+        #expect(longest < 64 + 8)
+        #expect(walBytes() < (64 + 8) * frameBytes)
+
+        // Once the checkpointer runs again, the commits leave the checkpoints to it.
+        store.checkpointer?.pause(false)
+        let inline = store.inlineCheckpoints
+        try commit(store, 100, from: 400) { store.checkpointer?.waitUntilIdle() }
+        #expect(store.backgroundCheckpoints > 0)
+        #expect(store.inlineCheckpoints == inline)
+        #expect(store.heldAnswers == 500)
+    }
+
+    @Test func theLockFileKeepsASecondOpenerOutUntilTheFirstCloses() throws {
+        let first = try SQLiteStateStore(path: path)
+        #expect(FileManager.default.fileExists(atPath: path + ".lock"))
+        let error = #expect(throws: StoreError.self) { try SQLiteStateStore(path: path) }
+        #expect(error?.description.contains("in use by another beaconrules process") == true)
+        #expect(error?.description.contains(path + ".lock") == true)
+        first.close()
+        let second = try SQLiteStateStore(path: path)
+        second.close()
+    }
+}
