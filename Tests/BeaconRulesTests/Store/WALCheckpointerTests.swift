@@ -45,6 +45,29 @@ struct WALCheckpointerTests {
         #expect(reopened.answer(event: "e-299")?.count == 3000)
     }
 
+    /// A checkpoint that fails is counted with its reason (for the metrics and the log), the
+    /// commits go on, and once checkpoints run again they are counted as done.
+    @Test func aFailedCheckpointIsCountedWithItsReasonAndTheCommitsGoOn() throws {
+        let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000)
+        defer { store.close() }
+        store.failCheckpoints(with: StoreError(path: path, message: "disk I/O error"))
+        try commit(store, 60) { store.checkpointer?.waitUntilIdle() }
+        let failing = try #require(store.walActivity)
+        #expect(failing.failedCheckpoints > 0)
+        #expect(failing.checkpoints == 0)
+        #expect(failing.lastFailure?.message == "disk I/O error")
+        // Each commit wrote its answer's page (3,000 bytes) and more to the WAL.
+        #expect(failing.bytesWritten >= 60 * 4096)
+        #expect(store.heldAnswers == 60)
+
+        store.failCheckpoints(with: nil)
+        try commit(store, 60, from: 60) { store.checkpointer?.waitUntilIdle() }
+        let running = try #require(store.walActivity)
+        #expect(running.checkpoints > 0)
+        #expect(running.failedCheckpoints == failing.failedCheckpoints)
+        #expect(running.bytesWritten > failing.bytesWritten)
+    }
+
     @Test func theWALStaysBoundedWhenTheCheckpointerFallsBehind() throws {
         let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 64)
         defer { store.close() }
