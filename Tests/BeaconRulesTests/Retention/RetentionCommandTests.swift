@@ -16,24 +16,19 @@ struct RetentionCommandTests {
         RetentionTests.response("r-1", to: "c1:d-1:e-1", at: 2 * 3_600_000),
     ]
 
-    @Test(arguments: ["replay", "serve", "http"])
-    func aBadDurationIsAUsageErrorNamingTheOption(command: String) throws {
-        let result = try CommandRunner.run([command, "--response-window", "7 days"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("'--response-window <duration>': \"7 days\" is not a duration: expected"))
-        let other = try CommandRunner.run([command, "--answer-retention", "0s"])
-        #expect(other.status == 2)
-        #expect(other.stderr.contains("'--answer-retention <duration>': \"0s\" is not a duration: expected a duration above zero"))
-    }
+    /// Every duration option, each with a value that is not a duration: exit 2, naming the option.
+    static let badDurations = [
+        ("--response-window", "7 days", "expected"), ("--answer-retention", "0s", "expected a duration above zero"),
+        ("--suppression-lateness", "1 week", "expected"), ("--response-lateness", "1.5h", "expected"),
+    ]
 
     @Test(arguments: ["replay", "serve", "http"])
-    func aBadLatenessIsAUsageErrorNamingTheOption(command: String) throws {
-        let result = try CommandRunner.run([command, "--suppression-lateness", "1 week"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("'--suppression-lateness <duration>': \"1 week\" is not a duration: expected"))
-        let other = try CommandRunner.run([command, "--response-lateness", "1.5h"])
-        #expect(other.status == 2)
-        #expect(other.stderr.contains("'--response-lateness <duration>': \"1.5h\" is not a duration: expected"))
+    func aBadDurationIsAUsageErrorNamingTheOption(command: String) throws {
+        for (option, value, expected) in Self.badDurations {
+            let result = try CommandRunner.run([command, option, value])
+            #expect(result.status == 2, "\(command) \(option) \(value)")
+            #expect(result.stderr.contains("'\(option) <duration>': \"\(value)\" is not a duration: \(expected)"), "\(result.stderr)")
+        }
     }
 
     /// A response within its window (2h) that comes an hour and a half after an event three hours
