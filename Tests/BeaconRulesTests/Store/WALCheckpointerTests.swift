@@ -45,6 +45,22 @@ struct WALCheckpointerTests {
         #expect(reopened.answer(event: "e-299")?.count == 3000)
     }
 
+    /// `checkpointsInCommits` (serve's hidden `--checkpoints-in-commits`, for the benchmark) leaves
+    /// the checkpoints to SQLite, inside the commits: no checkpointer, SQLite's own threshold.
+    @Test func theBenchmarksOptionLeavesCheckpointsToSQLiteInsideTheCommits() throws {
+        var options = SQLiteStateStore.Options()
+        options.checkpointsInCommits = true
+        let store = try SQLiteStateStore(path: path, options: options)
+        defer { store.close() }
+        #expect(store.checkpointer == nil)
+        #expect(try store.db.integer("PRAGMA wal_autocheckpoint") == 1000)
+        try commit(store, 1) {}
+        #expect(try #require(store.walActivity).bytesWritten > 0)
+        let usual = try SQLiteStateStore(path: path + "-2")
+        defer { usual.close() }
+        #expect(usual.checkpointer != nil)
+    }
+
     /// A checkpoint that fails is counted with its reason (for the metrics and the log), the
     /// commits go on, and once checkpoints run again they are counted as done.
     @Test func aFailedCheckpointIsCountedWithItsReasonAndTheCommitsGoOn() throws {
