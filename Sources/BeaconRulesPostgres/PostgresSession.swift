@@ -1,4 +1,5 @@
 import BeaconRulesStore
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -26,6 +27,8 @@ final class PostgresSession {
 
     /// Whether a connection is open (a dropped one is not reopened to roll back).
     var isConnected: Bool { connection != nil }
+    /// Names the open connection (0: none): session-scoped locks last as long as it does.
+    var connectionNumber: Int { connection == nil ? 0 : connections }
 
     /// The open connection, connecting when there is none.
     private func connected() throws(StoreError) -> PostgresConnection {
@@ -42,7 +45,14 @@ final class PostgresSession {
                 tls.certificateVerification = .none
                 configuration.tls = .require(try NIOSSLContext(configuration: tls))
             case .verifyFull:
-                configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                var tls = TLSConfiguration.makeClientConfiguration()
+                if let roots = location.rootCertificates {
+                    guard FileManager.default.isReadableFile(atPath: roots) else {
+                        throw StoreError(path: location.description, message: "cannot read the sslrootcert file \(roots)")
+                    }
+                    tls.trustRoots = .file(roots)
+                }
+                configuration.tls = .require(try NIOSSLContext(configuration: tls))
             }
             connections += 1
             let new = try Self.wait(for: PostgresConnection.connect(

@@ -37,6 +37,13 @@ public final class PostgresStateStore: SuppressionStore {
     private var unanswered: Set<String> = []
     /// Answers given in the open transaction, in order: written back by `commit()`.
     private var given: [(event: String, records: [UInt8])] = []
+    /// The unhandled counts of the ledger as this instance last read or wrote them, by line key,
+    /// and as written in the open transaction: the database gets the difference added, so
+    /// instances counting at once do not overwrite each other's counts.
+    var countsSaved: [String: Int64] = [:]
+    var countsPending: [String: Int64] = [:]
+    /// The connection on which this instance holds the presence lock (0: it holds none).
+    var presenceHeldOn = 0
 
     /// Connects, and creates the schema in an empty database (or checks its version).
     public init(location: PostgresLocation, logger: Logger) throws(StoreError) {
@@ -75,6 +82,7 @@ public final class PostgresStateStore: SuppressionStore {
             throw error
         }
         inTransaction = false
+        countsSaved.merge(countsPending) { $1 }
         forgetTransaction()
     }
 
@@ -96,6 +104,7 @@ public final class PostgresStateStore: SuppressionStore {
         answerCache.removeAll(keepingCapacity: true)
         unanswered.removeAll(keepingCapacity: true)
         given.removeAll(keepingCapacity: true)
+        countsPending.removeAll()
     }
 
     func note(_ error: StoreError) {

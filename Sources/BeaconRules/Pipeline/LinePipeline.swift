@@ -228,6 +228,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
             output.answered(event: id(of: line), records: answered)
             return
         }
+        guard mayTakePresence(line) else { return }
         let start = output.records.bytes.count
         do throws(EventError) { try engine.add(input, into: &output.records) } catch {
             output.rejected(line: line.line, message: error.description)

@@ -1,0 +1,84 @@
+public import BeaconRules
+public import BeaconRulesStore
+import NIOCore
+import PostgresNIO
+
+/// The delivery ledger in the database, shared by every instance: one row per saved line
+/// (`DeliveryLedger.Line`), each naming its delivery. An instance loads the whole ledger when it
+/// starts and saves its changes with each commit, as on SQLite; and since any instance may take
+/// a response to a record another delivered, each transaction first reads again the lines of the
+/// records its responses name (`ledgerLines(naming:)`, under the responses' device locks: a
+/// record's lines change only under its device's lock) and the ledger merges them in.
+extension PostgresStateStore {
+    public var isShared: Bool { true }
+
+    /// The saved ledger, or an empty one when none was saved yet.
+    public func loadLedger() throws(StoreError) -> DeliveryLedger {
+        var ledger = DeliveryLedger()
+        let rows = try session.run("SELECT key, line FROM ledger ORDER BY key").rows
+        let lines = try decode(rows, "ledger") { row in try row.decode((String, ByteBuffer).self) }
+        countsSaved.removeAll()
+        for (key, buffer) in lines {
+            let line = Array(buffer.readableBytesView)
+            do {
+                let value = try JSONParser.parse(line)
+                try ledger.load(line: value)
+                if key.hasPrefix("3:") { countsSaved[key] = value["count"]?.integerValue ?? 0 }
+            } catch {
+                throw StoreError(path: location.description, message: "the delivery ledger is damaged at its line \(key): \(error)")
+            }
+        }
+        return ledger
+    }
+
+    /// The lines of the records `recordIDs` name, in key order: for each, the delivery it is
+    /// (or is a rescheduled id of) with every line naming that delivery, and its tombstone.
+    public func ledgerLines(naming recordIDs: [String]) throws(StoreError) -> [[UInt8]] {
+        if let failure { throw failure }
+        let keys = Array(Set(recordIDs.flatMap(DeliveryLedger.lineKeys(naming:))))
+        let rows = try session.run("""
+            SELECT key, line FROM ledger WHERE key = ANY(\(keys)::text[])
+            OR delivery IN (SELECT delivery FROM ledger WHERE key = ANY(\(keys)::text[]))
+            ORDER BY key
+            """).rows
+        return try decode(rows, "ledger") { row in Array(try row.decode((String, ByteBuffer).self).1.readableBytesView) }
+    }
+
+    /// Saves changed ledger lines inside the open transaction: one upsert, one delete, and a
+    /// statement per unhandled count that changed (rare: clicks no handler took).
+    public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
+        if lines.isEmpty { return }
+        if let failure { throw failure }
+        let removed = lines.filter(\.isRemoval).map(\.key)
+        let kept = lines.filter { !$0.isRemoval && !$0.isCount }
+        if !kept.isEmpty {
+            let keys = kept.map(\.key)
+            let json = kept.map { ByteBuffer(bytes: $0.json) }
+            let deliveries = kept.map { $0.delivery ?? "" }
+            try session.run("""
+                INSERT INTO ledger (key, line, delivery)
+                SELECT k, l, NULLIF(d, '') FROM unnest(\(keys)::text[], \(json)::bytea[], \(deliveries)::text[]) AS t(k, l, d)
+                ON CONFLICT (key) DO UPDATE SET line = excluded.line, delivery = excluded.delivery
+                """)
+        }
+        // In key order: two instances adding to the same counts lock their rows in one order.
+        for line in lines.filter({ $0.isCount && !$0.isRemoval }).sorted(by: { $0.key < $1.key }) { try add(count: line) }
+        if !removed.isEmpty { try session.run("DELETE FROM ledger WHERE key = ANY(\(removed)::text[])") }
+    }
+
+    /// An unhandled count: what it grew by since this instance last saw it is added to the
+    /// saved count (which other instances add to as well).
+    private func add(count line: DeliveryLedger.Line) throws(StoreError) {
+        guard let count = (try? JSONParser.parse(line.json))?["count"]?.integerValue else {
+            throw StoreError(path: location.description, message: "the ledger line \(line.key) has no count")
+        }
+        let delta = count - (countsSaved[line.key] ?? 0)
+        countsPending[line.key] = count
+        if delta == 0 { return }
+        try session.run("""
+            INSERT INTO ledger (key, line) VALUES (\(line.key), \(ByteBuffer(bytes: line.json)))
+            ON CONFLICT (key) DO UPDATE SET line = convert_to(jsonb_set(convert_from(ledger.line, 'UTF8')::jsonb, '{count}',
+            to_jsonb((convert_from(ledger.line, 'UTF8')::jsonb ->> 'count')::bigint + \(delta)))::text, 'UTF8')
+            """)
+    }
+}
