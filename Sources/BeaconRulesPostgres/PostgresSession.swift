@@ -60,8 +60,10 @@ final class PostgresSession {
             ), atMost: .seconds(15))
             connection = new
             return new
+        } catch let error as StoreError {
+            throw error
         } catch {
-            throw StoreError(path: location.description, message: "cannot connect: \(Self.describe(error))")
+            throw StoreError(path: location.description, message: "cannot connect: \(describeConnecting(error))")
         }
     }
 
@@ -106,6 +108,19 @@ final class PostgresSession {
 
     static func isServerError(_ error: any Error) -> Bool {
         (error as? PSQLError)?.code == .server
+    }
+
+    /// Why a connection failed; a certificate that does not verify says which check it failed.
+    private func describeConnecting(_ error: any Error) -> String {
+        let reason = Self.describe(error)
+        if reason.contains("failedToValidateHostname") {
+            return "the server's certificate is not one for host \(location.host) (sslmode=verify-full checks the name): \(reason)"
+        }
+        if reason.contains("CERTIFICATE_VERIFY_FAILED") {
+            let roots = location.rootCertificates.map { "the sslrootcert file \($0)" } ?? "the system's certificate authorities"
+            return "the server's certificate is not signed by an authority in \(roots): \(reason)"
+        }
+        return reason
     }
 
     /// What went wrong, in a line: the server's message and SQLSTATE, or the client's reason.
