@@ -15,8 +15,14 @@ extension PostgresStateStore: AnswerLog {
     /// One instance at a time takes presence input: the one holding a session-scoped advisory
     /// lock, taken by the first to ask and held until its connection ends (the instance stops,
     /// dies, or loses the database: then the next to ask takes it, with the state saved last).
+    /// After a rollback the holder is told `.gained` again: it reads the saved state back.
     public func claimPresence() throws(StoreError) -> PresenceClaim {
-        if presenceHeldOn != 0 && presenceHeldOn == session.connectionNumber { return .held }
+        if presenceHeldOn != 0 && presenceHeldOn == session.connectionNumber {
+            if !presenceStale { return .held }
+            presenceStale = false
+            return .gained
+        }
+        presenceStale = false
         if let failure { throw failure }
         do {
             // The two-key form: a key space apart from the devices' (one 64-bit key each).

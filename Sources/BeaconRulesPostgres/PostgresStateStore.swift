@@ -44,6 +44,10 @@ public final class PostgresStateStore: SuppressionStore {
     var countsPending: [String: Int64] = [:]
     /// The connection on which this instance holds the presence lock (0: it holds none).
     var presenceHeldOn = 0
+    /// A transaction was rolled back since presence was last claimed: what this instance holds
+    /// in memory may be ahead of what is saved (the clock fired, the outbox entry never committed),
+    /// so the next claim says `.gained` and the saved state is read again.
+    var presenceStale = false
 
     /// Connects, and creates the schema in an empty database (or checks its version).
     public init(location: PostgresLocation, logger: Logger) throws(StoreError) {
@@ -94,6 +98,7 @@ public final class PostgresStateStore: SuppressionStore {
         }
         inTransaction = false
         failure = nil
+        presenceStale = true
         forgetTransaction()
     }
 

@@ -1,4 +1,7 @@
+@testable import BeaconRules
+@testable import BeaconRulesPostgres
 import Foundation
+import Logging
 import Testing
 
 /// Presence (SPEC section 7) on a shared database: its state is one whole, so one instance at a
@@ -38,5 +41,29 @@ extension ServePostgresTests {
         #expect(second.allSatisfy { $0.hasPrefix(#"{"ok":true"#) }, "\(second)")
         #expect(taken.first?.hasPrefix(#"{"ok":true"#) == true, "\(taken)")
         #expect(try cluster.psql("presence", "SELECT count(*) FROM presence") == "1\n")
+    }
+}
+
+extension ServePostgresTests {
+    @Test func theHolderOfPresenceReadsItsStateAgainAfterARollback() throws {
+        let store = try Self.store("presence_claim")
+        defer { store.close() }
+        try store.begin()
+        #expect(try store.claimPresence() == .gained)
+        try store.commit()
+        try store.begin()
+        #expect(try store.claimPresence() == .held)
+        // What the rolled-back transaction did to presence in memory was never saved.
+        store.rollback()
+        try store.begin()
+        #expect(try store.claimPresence() == .gained)
+        #expect(try store.claimPresence() == .held)
+        try store.commit()
+
+        let other = try PostgresStateStore(location: store.location, logger: Logger(label: "test"))
+        defer { other.close() }
+        try other.begin()
+        #expect(try other.claimPresence() == .refused)
+        other.rollback()
     }
 }
