@@ -33,12 +33,16 @@ extension PostgresStateStore {
 
     /// The lines of the records `recordIDs` name, in key order: for each, the delivery it is
     /// (or is a rescheduled id of) with every line naming that delivery, and its tombstone.
+    ///
+    /// Two index lookups: the lines found by key (a delivery, a rescheduled id and a tombstone
+    /// each name a delivery, their own or the one they repeat), then every line naming those
+    /// deliveries. (Written as `key = ANY(...) OR delivery IN (...)`, PostgreSQL 15 scanned the
+    /// whole table instead: 129 ms against 0.19 ms on a ledger of 400,000 lines.)
     public func ledgerLines(naming recordIDs: [String]) throws(StoreError) -> [[UInt8]] {
         if let failure { throw failure }
         let keys = Array(Set(recordIDs.flatMap(DeliveryLedger.lineKeys(naming:))))
         let rows = try session.run("""
-            SELECT key, line FROM ledger WHERE key = ANY(\(keys)::text[])
-            OR delivery IN (SELECT delivery FROM ledger WHERE key = ANY(\(keys)::text[]))
+            SELECT key, line FROM ledger WHERE delivery IN (SELECT delivery FROM ledger WHERE key = ANY(\(keys)::text[]))
             ORDER BY key
             """).rows
         return try decode(rows, "ledger") { row in Array(try row.decode((String, ByteBuffer).self).1.readableBytesView) }
