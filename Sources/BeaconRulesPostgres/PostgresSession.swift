@@ -30,9 +30,17 @@ final class PostgresSession {
     /// Names the open connection (0: none): session-scoped locks last as long as it does.
     var connectionNumber: Int { connection == nil ? 0 : connections }
 
+    /// Set by the owner between its `BEGIN` and the transaction's end: a connection lost then
+    /// is not replaced (its transaction is gone with it, and a new connection would run the
+    /// rest of the transaction's statements each on its own, without its locks).
+    var holdsTransaction = false
+
     /// The open connection, connecting when there is none.
     private func connected() throws(StoreError) -> PostgresConnection {
         if let connection { return connection }
+        if holdsTransaction {
+            throw StoreError(path: location.description, message: "the connection to the database was lost inside the transaction; nothing of it was saved")
+        }
         var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)

@@ -23,7 +23,11 @@ public final class PostgresStateStore: SuppressionStore {
     var clock: Int64 = 0
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
     var firingSweep = ("", "")
-    private(set) var inTransaction = false
+    private(set) var inTransaction = false {
+        // A connection lost inside the transaction is not replaced until it ends: statements on
+        // a new one would run outside the transaction, without its locks.
+        didSet { session.holdsTransaction = inTransaction }
+    }
     /// The first failure inside the open transaction (the `SuppressionStore` calls cannot throw):
     /// `commit()` reports it after rolling back, and no more SQL runs until then.
     private(set) var failure: StoreError?
