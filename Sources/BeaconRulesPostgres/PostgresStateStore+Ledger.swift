@@ -70,6 +70,61 @@ extension PostgresStateStore {
         if !removed.isEmpty { try session.run("DELETE FROM ledger WHERE key = ANY(\(removed)::text[])") }
     }
 
+    /// The next `limit` saved lines after the last step's, in key order: deliveries among them
+    /// whose window ended by `cutoff` are deleted with every line naming them, a tombstone left
+    /// for each of their ids (as `DeliveryLedger` writes them); tombstones written two windows
+    /// before `cutoff` are deleted. What an instance holds in memory it forgets itself (the same rows,
+    /// deleted again, change nothing); this step is for what no instance holds.
+    public func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws(StoreError) -> Int {
+        if let failure { throw failure }
+        let rows = try session.run("SELECT key, line FROM ledger WHERE key > \(ledgerSweep) ORDER BY key LIMIT \(Int64(limit))").rows
+        var expired: [String: Int64] = [:], staleTombstones: [String] = []
+        var seen = 0
+        for row in rows {
+            guard let (key, line) = try? row.decode((String, ByteBuffer).self) else { continue }
+            seen += 1
+            ledgerSweep = key
+            let isDelivery = key.hasPrefix("0:")
+            guard isDelivery || key.hasPrefix("4:") else { continue }
+            let value = try? JSONParser.parse(Array(line.readableBytesView))
+            if isDelivery {
+                // A delivery saved before deliveries had a time has none: its window is taken as passed.
+                let fired = value?["fired"]?.integerValue ?? 0
+                let (start, overflow) = fired.multipliedReportingOverflow(by: 1000)
+                let (end, late) = start.addingReportingOverflow(window)
+                if !overflow && !late && end <= cutoff { expired[String(key.dropFirst(2))] = fired }
+            } else {
+                // Kept two windows after it was forgotten: at least as long as a ledger keeps its own.
+                let (end, late) = (value?["at"]?.integerValue ?? 0).addingReportingOverflow(window &* 2)
+                if !late && end <= cutoff { staleTombstones.append(key) }
+            }
+        }
+        // The end of the table: the next step starts again from its beginning.
+        if seen < limit { ledgerSweep = "" }
+        if !expired.isEmpty {
+            let gone = try session.run("""
+                DELETE FROM ledger WHERE delivery = ANY(\(Array(expired.keys))::text[]) AND key NOT LIKE '4:%' RETURNING key, delivery
+                """).rows
+            var keys: [String] = [], lines: [ByteBuffer] = [], ids: [String] = []
+            for row in gone {
+                guard let (key, delivery) = try? row.decode((String, String).self), key.hasPrefix("0:") || key.hasPrefix("1:"),
+                      let fired = expired[delivery] else { continue }
+                let id = String(key.dropFirst(2))
+                keys.append("4:" + id)
+                lines.append(ByteBuffer(string: #"{"forgotten":"\#(id)","fired":\#(fired),"at":\#(cutoff)}"#))
+                ids.append(id)
+            }
+            if !keys.isEmpty {
+                try session.run("""
+                    INSERT INTO ledger (key, line, delivery) SELECT * FROM unnest(\(keys)::text[], \(lines)::bytea[], \(ids)::text[])
+                    ON CONFLICT (key) DO NOTHING
+                    """)
+            }
+        }
+        if !staleTombstones.isEmpty { try session.run("DELETE FROM ledger WHERE key = ANY(\(staleTombstones)::text[])") }
+        return expired.count
+    }
+
     /// An unhandled count: what it grew by since this instance last saw it is added to the
     /// saved count (which other instances add to as well).
     private func add(count line: DeliveryLedger.Line) throws(StoreError) {

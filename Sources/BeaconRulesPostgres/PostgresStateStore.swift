@@ -46,6 +46,8 @@ public final class PostgresStateStore: SuppressionStore {
     /// instances counting at once do not overwrite each other's counts.
     var countsSaved: [String: Int64] = [:]
     var countsPending: [String: Int64] = [:]
+    /// Where the sweep of the saved ledger goes on: the last key it looked at.
+    var ledgerSweep = ""
     /// The connection on which this instance holds the presence lock (0: it holds none).
     var presenceHeldOn = 0
     /// A transaction was rolled back since presence was last claimed: what this instance holds

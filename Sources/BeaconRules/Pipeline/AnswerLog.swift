@@ -47,6 +47,12 @@ public protocol AnswerLog {
     /// Forgets answers and outbox entries given before `time`, looking at no more than `limit` of
     /// each (a short step); returns how many it forgot. Inside the caller's transaction.
     func forgetAnswers(before time: Timestamp, limit: Int) throws -> Int
+    /// A shared log's step of forgetting saved deliveries whose response window (`window`) ended
+    /// by event time `cutoff` (ms), looking at no more than `limit` saved lines: deliveries that
+    /// no process holds in memory any more (the one that delivered them stopped) go too, each
+    /// leaving a tombstone as the ledger does, and tombstones written two windows ago go. Returns how
+    /// many deliveries it forgot. Inside the caller's transaction.
+    func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws -> Int
     /// Deletes saved ledger lines and gives freed space back, a short step at a time (a file:
     /// an incremental vacuum of a few pages). Inside the caller's transaction.
     func reclaimSpace() throws
@@ -63,6 +69,7 @@ extension AnswerLog {
     public func setClock(_ now: Timestamp) {}
     public func forgetAnswers(before time: Timestamp, limit: Int) throws -> Int { 0 }
     public func reclaimSpace() throws {}
+    public func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws -> Int { 0 }
 
     /// A log that keeps bytes (a file) keeps the records joined.
     public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {

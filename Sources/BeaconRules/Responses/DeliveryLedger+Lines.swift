@@ -1,7 +1,7 @@
 /// The ledger as JSON lines, each with a stable key, for stores that keep it between runs
 /// (`replay --state`, `serve --state`, `report`): one line per delivered notification,
-/// rescheduled id, handled click and unhandled count; with `savesTombstones`, one per delivery
-/// forgotten lately too. A store saves the lines that changed (`takeChanges`) with each commit,
+/// rescheduled id, handled click and unhandled count; with `savesTombstones`, one per id
+/// forgotten lately too (among the changes only: `allLines` is what a report reads). A store saves the lines that changed (`takeChanges`) with each commit,
 /// and replays every line (`load`) when it opens; a store that other processes share also reads
 /// the lines of the records a transaction's responses name (`lineKeys(naming:)`) and merges them
 /// in (`merge(saved:)`).
@@ -39,10 +39,6 @@ extension DeliveryLedger {
         changes.handled = Array(handled)
         changes.removed = []
         changes.unhandled = Set(unhandled.keys)
-        if savesTombstones {
-            for (key, fired) in forgottenBefore { changes.tombstones.append((key, fired)) }
-            for (key, fired) in forgotten { changes.tombstones.append((key, fired)) }
-        }
         return lines(changes).sorted { $0.key < $1.key }
     }
 
@@ -112,8 +108,9 @@ extension DeliveryLedger {
             // Type, campaign and language may hold any character: the key quotes them as JSON.
             take("3:" + JSONValue.makeArray([.string(campaign), .string(language), .string(k.type)]).compactText, of: nil)
         }
-        for (key, fired) in c.tombstones {
-            w.raw("{\"forgotten\":"); w.string(Self.hex(key)); w.raw(",\"fired\":"); w.integer(Int64(fired)); w.raw("}")
+        for (key, fired, at) in c.tombstones {
+            w.raw("{\"forgotten\":"); w.string(Self.hex(key)); w.raw(",\"fired\":"); w.integer(Int64(fired))
+            w.raw(",\"at\":"); w.integer(at); w.raw("}")
             take("4:" + Self.hex(key), of: key)
         }
         for key in c.removed { result.append(Line(key: key, json: [], delivery: nil)) }

@@ -34,7 +34,7 @@ extension DeliveryLedger {
         while i < entries.count && seen < limit {
             seen += 1
             if windowEnd(entries[i].fired) <= cutoff {
-                remove(Int32(i))
+                remove(Int32(i), at: cutoff)
                 dropped += 1
             } else {
                 passEarliest = min(passEarliest, entries[i].fired)
@@ -59,19 +59,20 @@ extension DeliveryLedger {
 
     /// Removes entry `i`: the last entry takes its place (and its index, aliases and changes
     /// follow it there).
-    private mutating func remove(_ i: Int32) {
+    /// `at`: the event time it is forgotten at, for its tombstone.
+    private mutating func remove(_ i: Int32, at: Int64 = 0) {
         let gone = entries[Int(i)]
         let tombstones = savesTombstones && recordsChanges
         forgotten[gone.key] = gone.fired
         index[gone.key] = nil
         if recordsChanges { changed.removed.append("0:" + Self.hex(gone.key)) }
-        if tombstones { changed.tombstones.append((gone.key, gone.fired)) }
+        if tombstones { changed.tombstones.append((gone.key, gone.fired, at)) }
         if let aliases = aliasesOf.removeValue(forKey: gone.key) {
             for alias in aliases {
                 index[alias] = nil
                 forgotten[alias] = gone.fired
                 if recordsChanges { changed.removed.append("1:" + Self.hex(alias)) }
-                if tombstones { changed.tombstones.append((alias, gone.fired)) }
+                if tombstones { changed.tombstones.append((alias, gone.fired, at)) }
             }
         }
         if let clicks = handledOf.removeValue(forKey: gone.key) {

@@ -126,8 +126,9 @@ public struct DeliveryLedger: Sendable {
         var unhandled: Set<UnhandledKey> = []
         /// Keys of saved lines that are gone (forgotten deliveries, their aliases and clicks).
         var removed: [String] = []
-        /// Ids forgotten, with their `fired` (only with `savesTombstones`).
-        var tombstones: [(key: UInt64, fired: UInt32)] = []
+        /// Ids forgotten, with their `fired` and the event time (ms) they were forgotten at (only
+        /// with `savesTombstones`).
+        var tombstones: [(key: UInt64, fired: UInt32, at: Int64)] = []
         var isEmpty: Bool { entries.isEmpty && aliases.isEmpty && handled.isEmpty && unhandled.isEmpty && removed.isEmpty && tombstones.isEmpty }
     }
 

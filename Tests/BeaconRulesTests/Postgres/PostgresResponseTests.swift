@@ -28,7 +28,7 @@ extension ServePostgresTests {
         #expect(mixed == single)
 
         // One at a time: an unknown id; a response after the window (to B: its clock moves on);
-        // a month later on A, so that A and the single instance forget every delivery they hold;
+        // twelve days on, on A, so that A and the single instance forget every delivery they hold;
         // then responses within the window to forgotten records: refused as late by B too (by the
         // tombstones A saved), whether B had read the record before or never; a resent response.
         let late = trace.lateLines()
@@ -193,9 +193,10 @@ struct ResponseTrace {
         if let record = answered[4...].lazy.compactMap(\.first).first {
             lines.append((Self.response(id: "late-window", device: "pgr-dev-\(record.device)", record: record.id, action: "open", time: record.time + 8 * day), 1))
         }
-        // A month later, on A: forgetting looks at 32 deliveries per commit, so 24 commits see all.
+        // Twelve days on, on A (B's tombstones, two windows old at 22 days, stay): forgetting looks
+        // at 32 deliveries per commit, so 24 commits see all.
         for n in 0..<24 {
-            lines.append(("{\"id\":\"far-\(n)\",\"device\":\"pgr-far\",\"type\":\"enter\",\"beacon\":\"\(MuseumTrace.beacons[0])\",\"time\":\(1_780_639_200_000 + 30 * day + Int64(n) * 60_000)}", 0))
+            lines.append(("{\"id\":\"far-\(n)\",\"device\":\"pgr-far\",\"type\":\"enter\",\"beacon\":\"\(MuseumTrace.beacons[0])\",\"time\":\(1_780_639_200_000 + 12 * day + Int64(n) * 60_000)}", 0))
         }
         // Within the window by their time, to records A delivered and forgot: one B never read,
         // one B read (a response went through it before).
