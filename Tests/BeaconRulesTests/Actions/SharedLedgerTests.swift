@@ -10,7 +10,7 @@ struct SharedLedgerTests {
         try ledger.allLines().map { try JSONParser.parse($0.json) }
     }
 
-    @Test func anotherProcesssStatesClicksAndRescheduledIdsAreJoinedToThisOnes() throws {
+    @Test func anotherProcessStatesClicksAndRescheduledIdsAreJoinedToThisOnes() throws {
         var a = try responses.delivered()
         var b = try Harness.engine(ResponseTests.campaign)
         try b.ledger.merge(saved: lines(a.ledger))

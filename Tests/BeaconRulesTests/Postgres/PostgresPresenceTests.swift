@@ -1,5 +1,5 @@
-@testable import BeaconRules
-@testable import BeaconRulesPostgres
+import BeaconRules
+import BeaconRulesPostgres
 import Foundation
 import Logging
 import Testing
