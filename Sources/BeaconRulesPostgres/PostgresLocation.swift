@@ -10,7 +10,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         case disable
         /// TLS, without checking the server's certificate (libpq's `require`).
         case require
-        /// TLS, the certificate checked against the system's roots and the host name.
+        /// TLS, the certificate checked against the system's roots (or `sslrootcert`) and the
+        /// host name.
         case verifyFull = "verify-full"
     }
 
@@ -19,14 +20,18 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
     public var database: String
     public var tls: TLSMode
+    /// A PEM file of the certificate authorities that `verify-full` trusts instead of the
+    /// system's (`sslrootcert`, as libpq names it): a private CA's.
+    public var rootCertificates: String?
     public var password: String?
 
-    public init(user: String, host: String, port: Int = 5432, database: String, tls: TLSMode = .disable, password: String? = nil) {
+    public init(user: String, host: String, port: Int = 5432, database: String, tls: TLSMode = .disable, rootCertificates: String? = nil, password: String? = nil) {
         self.user = user
         self.host = host
         self.port = port
         self.database = database
         self.tls = tls
+        self.rootCertificates = rootCertificates
         self.password = password
     }
 
@@ -35,7 +40,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     }
 
-    /// Parses `postgres://USER@HOST[:PORT]/DB[?sslmode=disable|require|verify-full]`.
+    /// Parses `postgres://USER@HOST[:PORT]/DB[?sslmode=disable|require|verify-full[&sslrootcert=FILE]]`.
     /// A password in the URL is refused.
     public init(url text: String) throws(StoreError) {
         func fail(_ message: String) -> StoreError {
@@ -58,16 +63,37 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw fail("no database name; expected postgres://USER@HOST:PORT/DB")
         }
         var tls = TLSMode.disable
+        var roots: String?
         for item in components.queryItems ?? [] {
-            guard item.name == "sslmode" else {
-                throw fail("unknown parameter \(item.name); the URL takes sslmode only")
+            switch item.name {
+            case "sslmode":
+                guard let mode = item.value.flatMap(TLSMode.init(rawValue:)) else {
+                    throw fail("sslmode \(item.value ?? ""): expected one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                tls = mode
+            case "sslrootcert":
+                guard let file = item.value, !file.isEmpty else { throw fail("sslrootcert without a file; expected sslrootcert=/path/to/ca.pem") }
+                roots = file
+            default:
+                throw fail("unknown parameter \(item.name); the URL takes sslmode and sslrootcert")
             }
-            guard let mode = item.value.flatMap(TLSMode.init(rawValue:)) else {
-                throw fail("sslmode \(item.value ?? ""): expected one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            tls = mode
         }
-        self.init(user: user, host: host, port: components.port ?? 5432, database: database, tls: tls)
+        if roots != nil && tls != .verifyFull {
+            throw fail("sslrootcert is for sslmode=verify-full (require checks no certificate)")
+        }
+        // NIOSSL checks a host name only, never an address: verify-full to an address would
+        // check the certificate's chain and not whose it is.
+        if tls == .verifyFull && Self.isAddress(host) {
+            throw fail("sslmode=verify-full checks the certificate against the host's name, and \(host) is an address: give the host by the name its certificate carries")
+        }
+        self.init(user: user, host: host, port: components.port ?? 5432, database: database, tls: tls, rootCertificates: roots)
+    }
+
+    /// An IPv4 or IPv6 address rather than a name.
+    static func isAddress(_ host: String) -> Bool {
+        if host.contains(":") || host.hasPrefix("[") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// The password from `file` (its first line) when given, else from `PGPASSWORD`, else none.
@@ -85,6 +111,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The URL without a password, as logs and errors show it.
     public var description: String {
         "postgres://\(user)@\(host):\(port)/\(database)" + (tls == .disable ? "" : "?sslmode=\(tls.rawValue)")
+            + (rootCertificates.map { "&sslrootcert=\($0)" } ?? "")
     }
 
     /// `text` with anything between `://` and `@` cut to the user name.

@@ -7,12 +7,15 @@ public import Logging
 /// (never behind an operator's back: several instances may be running on it).
 public enum PostgresSchema {
     /// 1: the tables. 2: indexes on when answers and outbox entries were given (retention
-    /// forgets by them).
-    public static let version = 2
+    /// forgets by them). 3: each ledger line names its delivery (indexed), so that an instance
+    /// reads the lines of the records a batch's responses name, whichever instance wrote them.
+    public static let version = 3
 
     /// Held (transaction-scoped) while the schema is checked or changed: instances started
     /// together on an empty database create it once.
     static let lock: Int64 = 0x4252_5354_5343_4845
+    /// Held (session-scoped) by the one instance that takes presence input (SPEC section 7).
+    static let presenceLock: (Int32, Int32) = (0x4252_5354, 7)
 
     /// The statements that take an empty database to `version`, one step at a time.
     static func steps(from: Int, to: Int) -> [PostgresQuery] {
@@ -34,9 +37,25 @@ public enum PostgresSchema {
                 "CREATE INDEX outbox_at ON outbox (at)",
             ]
         }
+        if from < 3 && to >= 3 {
+            steps += [
+                "ALTER TABLE ledger ADD COLUMN delivery text",
+                fillLedgerDeliveries,
+                "CREATE INDEX ledger_delivery ON ledger (delivery)",
+            ]
+        }
         steps.append("UPDATE beaconrules_schema SET version = \(to)")
         return steps
     }
+
+    /// Names the delivery of each ledger line that has none yet (lines saved before version 3,
+    /// or copied from an SQLite state), as `DeliveryLedger.Line.delivery` does: a delivery's and
+    /// a tombstone's own key, the `of` of the others; none for unhandled counts.
+    static let fillLedgerDeliveries: PostgresQuery = """
+        UPDATE ledger SET delivery = CASE WHEN key LIKE '0:%' OR key LIKE '4:%' THEN substr(key, 3)
+        ELSE convert_from(line, 'UTF8')::jsonb ->> 'of' END
+        WHERE delivery IS NULL AND key NOT LIKE '3:%'
+        """
 
     /// The schema's version, 0 for an empty database; an error for a database with other tables.
     static func currentVersion(_ session: PostgresSession) throws(StoreError) -> Int {

@@ -1,4 +1,5 @@
 import BeaconRulesStore
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -26,10 +27,20 @@ final class PostgresSession {
 
     /// Whether a connection is open (a dropped one is not reopened to roll back).
     var isConnected: Bool { connection != nil }
+    /// Names the open connection (0: none): session-scoped locks last as long as it does.
+    var connectionNumber: Int { connection == nil ? 0 : connections }
+
+    /// Set by the owner between its `BEGIN` and the transaction's end: a connection lost then
+    /// is not replaced (its transaction is gone with it, and a new connection would run the
+    /// rest of the transaction's statements each on its own, without its locks).
+    var holdsTransaction = false
 
     /// The open connection, connecting when there is none.
     private func connected() throws(StoreError) -> PostgresConnection {
         if let connection { return connection }
+        if holdsTransaction {
+            throw StoreError(path: location.description, message: "the connection to the database was lost inside the transaction; nothing of it was saved")
+        }
         var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
@@ -42,7 +53,14 @@ final class PostgresSession {
                 tls.certificateVerification = .none
                 configuration.tls = .require(try NIOSSLContext(configuration: tls))
             case .verifyFull:
-                configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                var tls = TLSConfiguration.makeClientConfiguration()
+                if let roots = location.rootCertificates {
+                    guard FileManager.default.isReadableFile(atPath: roots) else {
+                        throw StoreError(path: location.description, message: "cannot read the sslrootcert file \(roots)")
+                    }
+                    tls.trustRoots = .file(roots)
+                }
+                configuration.tls = .require(try NIOSSLContext(configuration: tls))
             }
             connections += 1
             let new = try Self.wait(for: PostgresConnection.connect(
@@ -50,8 +68,10 @@ final class PostgresSession {
             ), atMost: .seconds(15))
             connection = new
             return new
+        } catch let error as StoreError {
+            throw error
         } catch {
-            throw StoreError(path: location.description, message: "cannot connect: \(Self.describe(error))")
+            throw StoreError(path: location.description, message: "cannot connect: \(describeConnecting(error))")
         }
     }
 
@@ -96,6 +116,19 @@ final class PostgresSession {
 
     static func isServerError(_ error: any Error) -> Bool {
         (error as? PSQLError)?.code == .server
+    }
+
+    /// Why a connection failed; a certificate that does not verify says which check it failed.
+    private func describeConnecting(_ error: any Error) -> String {
+        let reason = Self.describe(error)
+        if reason.contains("failedToValidateHostname") {
+            return "the server's certificate is not one for host \(location.host) (sslmode=verify-full checks the name): \(reason)"
+        }
+        if reason.contains("CERTIFICATE_VERIFY_FAILED") {
+            let roots = location.rootCertificates.map { "the sslrootcert file \($0)" } ?? "the system's certificate authorities"
+            return "the server's certificate is not signed by an authority in \(roots): \(reason)"
+        }
+        return reason
     }
 
     /// What went wrong, in a line: the server's message and SQLSTATE, or the client's reason.

@@ -3,44 +3,37 @@ public import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
-/// The rest of a line pipeline's `AnswerLog` in the database: the delivery ledger, the presence
-/// snapshot and the outbox, each written inside the open transaction when it changes.
+/// The rest of a line pipeline's `AnswerLog` in the database: the presence snapshot and the
+/// outbox (the delivery ledger is in `PostgresStateStore+Ledger`), each written inside the open
+/// transaction when it changes.
 extension PostgresStateStore: AnswerLog {
-    /// The saved ledger, or an empty one when none was saved yet.
-    public func loadLedger() throws(StoreError) -> DeliveryLedger {
-        var ledger = DeliveryLedger()
-        let rows = try session.run("SELECT key, line FROM ledger ORDER BY key").rows
-        let lines = try decode(rows, "ledger") { row in try row.decode((String, ByteBuffer).self) }
-        for (key, line) in lines {
-            do {
-                try ledger.load(line: try JSONParser.parse(Array(line.readableBytesView)))
-            } catch {
-                throw StoreError(path: location.description, message: "the delivery ledger is damaged at its line \(key): \(error)")
-            }
-        }
-        return ledger
-    }
-
-    /// Saves changed ledger lines inside the open transaction: one upsert, one delete.
-    public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
-        if lines.isEmpty { return }
-        if let failure { throw failure }
-        let removed = lines.filter(\.isRemoval).map(\.key)
-        let kept = lines.filter { !$0.isRemoval }
-        if !kept.isEmpty {
-            let keys = kept.map(\.key)
-            let json = kept.map { ByteBuffer(bytes: $0.json) }
-            try session.run("""
-                INSERT INTO ledger (key, line) SELECT * FROM unnest(\(keys)::text[], \(json)::bytea[])
-                ON CONFLICT (key) DO UPDATE SET line = excluded.line
-                """)
-        }
-        if !removed.isEmpty { try session.run("DELETE FROM ledger WHERE key = ANY(\(removed)::text[])") }
-    }
-
     public func savePresence(_ snapshot: [UInt8]) {
         let bytes = ByteBuffer(bytes: snapshot)
         runNoting("INSERT INTO presence (id, snapshot) VALUES (1, \(bytes)) ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot")
+    }
+
+    /// One instance at a time takes presence input: the one holding a session-scoped advisory
+    /// lock, taken by the first to ask and held until its connection ends (the instance stops,
+    /// dies, or loses the database: then the next to ask takes it, with the state saved last).
+    /// After a rollback the holder is told `.gained` again: it reads the saved state back.
+    public func claimPresence() throws(StoreError) -> PresenceClaim {
+        if presenceHeldOn != 0 && presenceHeldOn == session.connectionNumber {
+            if !presenceStale { return .held }
+            presenceStale = false
+            return .gained
+        }
+        presenceStale = false
+        if let failure { throw failure }
+        do {
+            // The two-key form: a key space apart from the devices' (one 64-bit key each).
+            let rows = try session.run("SELECT pg_try_advisory_lock(\(PostgresSchema.presenceLock.0), \(PostgresSchema.presenceLock.1))").rows
+            let taken = (try? rows.first?.decode(Bool.self)) ?? false
+            presenceHeldOn = taken ? session.connectionNumber : 0
+            return taken ? .gained : .refused
+        } catch {
+            note(error)
+            throw error
+        }
     }
 
     public func loadPresence() throws(StoreError) -> [UInt8]? {

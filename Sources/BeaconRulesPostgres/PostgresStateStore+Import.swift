@@ -30,6 +30,7 @@ extension PostgresStateStore {
                 let rows = export.ledger[chunk]
                 try session.run("INSERT INTO ledger (key, line) SELECT * FROM unnest(\(rows.map(\.key))::text[], \(rows.map { ByteBuffer(bytes: $0.line) })::bytea[])")
             }
+            try session.run(PostgresSchema.fillLedgerDeliveries)
             if let presence = export.presence {
                 try session.run("INSERT INTO presence (id, snapshot) VALUES (1, \(ByteBuffer(bytes: presence)))")
             }

@@ -23,7 +23,11 @@ public final class PostgresStateStore: SuppressionStore {
     var clock: Int64 = 0
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
     var firingSweep = ("", "")
-    private(set) var inTransaction = false
+    private(set) var inTransaction = false {
+        // A connection lost inside the transaction is not replaced until it ends: statements on
+        // a new one would run outside the transaction, without its locks.
+        didSet { session.holdsTransaction = inTransaction }
+    }
     /// The first failure inside the open transaction (the `SuppressionStore` calls cannot throw):
     /// `commit()` reports it after rolling back, and no more SQL runs until then.
     private(set) var failure: StoreError?
@@ -37,6 +41,19 @@ public final class PostgresStateStore: SuppressionStore {
     private var unanswered: Set<String> = []
     /// Answers given in the open transaction, in order: written back by `commit()`.
     private var given: [(event: String, records: [UInt8])] = []
+    /// The unhandled counts of the ledger as this instance last read or wrote them, by line key,
+    /// and as written in the open transaction: the database gets the difference added, so
+    /// instances counting at once do not overwrite each other's counts.
+    var countsSaved: [String: Int64] = [:]
+    var countsPending: [String: Int64] = [:]
+    /// Where the sweep of the saved ledger goes on: the last key it looked at.
+    var ledgerSweep = ""
+    /// The connection on which this instance holds the presence lock (0: it holds none).
+    var presenceHeldOn = 0
+    /// A transaction was rolled back since presence was last claimed: what this instance holds
+    /// in memory may be ahead of what is saved (the clock fired, the outbox entry never committed),
+    /// so the next claim says `.gained` and the saved state is read again.
+    var presenceStale = false
 
     /// Connects, and creates the schema in an empty database (or checks its version).
     public init(location: PostgresLocation, logger: Logger) throws(StoreError) {
@@ -75,6 +92,7 @@ public final class PostgresStateStore: SuppressionStore {
             throw error
         }
         inTransaction = false
+        countsSaved.merge(countsPending) { $1 }
         forgetTransaction()
     }
 
@@ -86,6 +104,7 @@ public final class PostgresStateStore: SuppressionStore {
         }
         inTransaction = false
         failure = nil
+        presenceStale = true
         forgetTransaction()
     }
 
@@ -96,6 +115,7 @@ public final class PostgresStateStore: SuppressionStore {
         answerCache.removeAll(keepingCapacity: true)
         unanswered.removeAll(keepingCapacity: true)
         given.removeAll(keepingCapacity: true)
+        countsPending.removeAll()
     }
 
     func note(_ error: StoreError) {

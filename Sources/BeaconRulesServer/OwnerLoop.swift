@@ -171,16 +171,20 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     }
 
     /// Hands the log every device and id of the transaction's lines at once, before any is
-    /// applied: a shared database locks them in one go, in a fixed order.
-    private func lockDevices(of jobs: [EngineOwner.Job]) throws(StoreError) {
-        var devices: [String] = [], ids: [String] = []
+    /// applied: a shared database locks them in one go, in a fixed order; then the ledger lines
+    /// of the records its responses name are read again (another instance may have delivered
+    /// them, or taken responses to them).
+    private func lockDevices(of jobs: [EngineOwner.Job]) throws {
+        var devices: [String] = [], ids: [String] = [], records: [String] = []
         for case .lines(let lines, _) in jobs {
             for case .input(let input, _) in lines {
                 ids.append(input.id)
                 devices.append(input.device)
+                if case .response(let response) = input { records.append(response.notification) }
             }
         }
         try log.lock(devices: devices, answersOf: ids)
+        try pipeline.refreshLedger(naming: records)
     }
 
     /// A wake with no work: the clock alone may confirm exits and fire dwells.

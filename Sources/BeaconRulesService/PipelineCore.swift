@@ -37,6 +37,9 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
             // A shared database: the call's devices locked, their state loaded, in one go.
             if pipeline.log.locksDevices {
                 try pipeline.log.lock(devices: lines.map(\.input.device), answersOf: lines.map(\.input.id))
+                try pipeline.refreshLedger(naming: lines.compactMap { line in
+                    if case .response(let response) = line.input { response.notification } else { nil }
+                })
             }
             // The answer retention counts by the wall clock from here.
             pipeline.setWallClock(Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))

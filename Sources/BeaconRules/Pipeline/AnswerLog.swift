@@ -24,8 +24,19 @@ public protocol AnswerLog {
     var savesLedger: Bool { get }
     func loadLedger() throws -> DeliveryLedger
     func saveLedger(_ lines: [DeliveryLedger.Line]) throws
+    /// Whether other processes save the same ledger (a database that many servers share): the
+    /// lines of the records a transaction's responses name are then read again inside it
+    /// (`ledgerLines(naming:)`), and forgotten deliveries are saved as tombstones.
+    var isShared: Bool { get }
+    /// The saved lines (JSON, in key order) of the records `recordIDs` name: their deliveries
+    /// with every line naming those, and their tombstones (`DeliveryLedger.lineKeys(naming:)`).
+    func ledgerLines(naming recordIDs: [String]) throws -> [[UInt8]]
     func loadPresence() throws -> [UInt8]?
     func savePresence(_ snapshot: [UInt8])
+    /// Whether this process may take presence input now. The presence state is one whole (an
+    /// exclusive zone's subject may be a beacon that many devices hear), so a log that other
+    /// processes share lets one of them at a time take it; others are refused.
+    func claimPresence() throws -> PresenceClaim
     /// Records that fired on the clock, with no line to answer: kept for an outbox request.
     func appendOutbox(_ records: [UInt8])
     func outbox(after: Int64, limit: Int) throws -> [(seq: Int64, records: [UInt8])]
@@ -36,6 +47,12 @@ public protocol AnswerLog {
     /// Forgets answers and outbox entries given before `time`, looking at no more than `limit` of
     /// each (a short step); returns how many it forgot. Inside the caller's transaction.
     func forgetAnswers(before time: Timestamp, limit: Int) throws -> Int
+    /// A shared log's step of forgetting saved deliveries whose response window (`window`) ended
+    /// by event time `cutoff` (ms), looking at no more than `limit` saved lines: deliveries that
+    /// no process holds in memory any more (the one that delivered them stopped) go too, each
+    /// leaving a tombstone as the ledger does, and tombstones written two windows ago go. Returns how
+    /// many deliveries it forgot. Inside the caller's transaction.
+    func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws -> Int
     /// Deletes saved ledger lines and gives freed space back, a short step at a time (a file:
     /// an incremental vacuum of a few pages). Inside the caller's transaction.
     func reclaimSpace() throws
@@ -45,10 +62,14 @@ extension AnswerLog {
     public var remembers: Bool { true }
     public var keepsReferences: Bool { false }
     public var savesLedger: Bool { true }
+    public var isShared: Bool { false }
+    public func claimPresence() throws -> PresenceClaim { .held }
+    public func ledgerLines(naming recordIDs: [String]) throws -> [[UInt8]] { [] }
     /// A log that keeps answers for ever says so by not forgetting them.
     public func setClock(_ now: Timestamp) {}
     public func forgetAnswers(before time: Timestamp, limit: Int) throws -> Int { 0 }
     public func reclaimSpace() throws {}
+    public func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws -> Int { 0 }
 
     /// A log that keeps bytes (a file) keeps the records joined.
     public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
@@ -70,4 +91,15 @@ public struct NoAnswerLog: AnswerLog {
     public func savePresence(_ snapshot: [UInt8]) {}
     public func appendOutbox(_ records: [UInt8]) {}
     public func outbox(after: Int64, limit: Int) -> [(seq: Int64, records: [UInt8])] { [] }
+}
+
+/// What `AnswerLog.claimPresence` says.
+public enum PresenceClaim: Sendable, Equatable {
+    /// This process takes presence input, as it did before.
+    case held
+    /// This process has just become the one that takes it: the saved state is read again (the
+    /// process that took it before may have saved since).
+    case gained
+    /// Another process takes it.
+    case refused
 }

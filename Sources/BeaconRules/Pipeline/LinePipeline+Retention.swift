@@ -20,6 +20,10 @@ extension LinePipeline {
     public static var forgettingStep: Int { 32 }
     public static var forgettingPerLine: Int { 4 }
     public static var firingsForgottenPerLine: Int { 2 }
+    /// A shared log's sweep of its saved ledger (deliveries no process holds in memory) runs at
+    /// every this many `settle`s, looking at as many lines as those would have: one query less
+    /// per transaction most of the time.
+    public static var savedLedgerSweepEvery: Int { 8 }
 
     /// Forgets answers older than the answer retention (wall clock), suppression state that can no
     /// longer change a decision and deliveries past their response window (event time, less the
@@ -40,6 +44,10 @@ extension LinePipeline {
             if !late {
                 engine.engine.ledger.responseWindow = retention.responseWindow
                 _ = engine.engine.ledger.forget(windowEndedBy: responses, limit: step)
+                forgetCalls &+= 1
+                if log.isShared && forgetCalls % Self.savedLedgerSweepEvery == 0 {
+                    _ = try log.forgetSavedDeliveries(windowEndedBy: responses, window: retention.responseWindow, limit: limit ?? step &* Self.savedLedgerSweepEvery)
+                }
             }
         }
         if let wallClock {

@@ -5,14 +5,58 @@ extension LinePipeline {
     public func loadLedger() throws {
         defer {
             engine.engine.ledger.recordsChanges = log.savesLedger
+            engine.engine.ledger.savesTombstones = log.isShared
             engine.engine.ledger.responseWindow = retention.responseWindow
         }
         engine.engine.ledger = try log.loadLedger()
     }
 
+    /// A ledger that other processes share (`AnswerLog.isShared`): the saved lines of the
+    /// records that `responses` name are read and merged in, so that a response is answered as
+    /// if this process had delivered the record, whichever did. Inside the caller's transaction,
+    /// after the responses' devices are locked and before any line is applied.
+    public func refreshLedger(naming responses: [String]) throws {
+        guard log.isShared, !responses.isEmpty else { return }
+        var lines: [JSONValue] = []
+        for bytes in try log.ledgerLines(naming: responses) { lines.append(try JSONParser.parse(bytes)) }
+        try engine.engine.ledger.merge(saved: lines)
+    }
+
     /// Takes the presence state saved in the log: open stays, pending exits and dwells carry on.
+    /// A shared log's is read when this process is let take presence input (`claimPresence`).
     public func loadPresence() throws {
+        if log.isShared { return }
         if let saved = try log.loadPresence() { try engine.restore(saved) }
+    }
+
+    /// The presence state as saved in the log (none saved: none).
+    func restorePresence() throws {
+        if let saved = try log.loadPresence() { try engine.restore(saved) } else { engine.resetPresence() }
+    }
+
+    /// Whether presence input may go to the layer now (`AnswerLog.claimPresence`); the saved
+    /// state read first when this process has just been let take it. False: the line was
+    /// answered with an error saying why.
+    @usableFromInline func mayTakePresence(_ line: QueuedLine) -> Bool {
+        do {
+            switch try log.claimPresence() {
+            case .held:
+                return true
+            case .gained:
+                try restorePresence()
+                return true
+            case .refused:
+                output.rejected(line: line.line, message: Self.presenceTakenElsewhere)
+                return false
+            }
+        } catch {
+            output.rejected(line: line.line, message: "cannot take presence input: \(error)")
+            return false
+        }
+    }
+
+    static var presenceTakenElsewhere: String {
+        "presence input (sightings, and beacon events under flicker control) is taken by another instance on this shared state: the presence state is one whole, so one instance at a time takes it; send presence input to that one instance (docs/serve.md, Scaling out)"
     }
 
     /// The one place per transaction for periodic work, inside the caller's open transaction,
@@ -24,6 +68,18 @@ extension LinePipeline {
         try forgetExpired()
         if log.savesLedger { try log.saveLedger(engine.engine.ledger.takeChanges()) }
         guard let now, presenceChanged || !engine.layer.isIdle else { return }
+        if log.isShared {
+            switch try log.claimPresence() {
+            case .held: break
+            case .gained: try restorePresence()
+            case .refused:
+                // Another process took presence over (this one lost its connection meanwhile):
+                // its state is the one that counts.
+                engine.resetPresence()
+                presenceChanged = false
+                return
+            }
+        }
         fired.removeAll()
         engine.advance(to: now, into: &fired)
         log.appendOutbox(fired.bytes)
@@ -36,6 +92,8 @@ extension LinePipeline {
     public func rolledBack() {
         guard log.savesLedger, var saved = try? log.loadLedger() else { return }
         saved.recordsChanges = true
+        saved.savesTombstones = log.isShared
+        saved.responseWindow = retention.responseWindow
         engine.engine.ledger = saved
     }
 

@@ -51,6 +51,9 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     var wallClock: Timestamp?
     /// Lines applied since `settle` last forgot: each step of forgetting looks at a few per line.
     @usableFromInline var appliedSinceSettle = 0
+    /// Calls of `forgetExpired`: a shared log's own sweep of the saved ledger runs every
+    /// `savedLedgerSweepEvery`th.
+    var forgetCalls = 0
     /// Which suppression state is still needed, for the loaded campaigns.
     var firingExpiry: FiringExpiry
 
@@ -228,6 +231,7 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
             output.answered(event: id(of: line), records: answered)
             return
         }
+        guard mayTakePresence(line) else { return }
         let start = output.records.bytes.count
         do throws(EventError) { try engine.add(input, into: &output.records) } catch {
             output.rejected(line: line.line, message: error.description)

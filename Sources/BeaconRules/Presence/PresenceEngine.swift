@@ -29,6 +29,12 @@ public struct PresenceEngine<Store: SuppressionStore> {
 
     public var settings: PresenceSettings { layer.settings }
 
+    /// No presence state: no stays open, nothing pending.
+    public mutating func resetPresence() {
+        layer = PresenceLayer(settings: settings, campaigns: engine.campaigns)
+        delayed = [:]
+    }
+
     /// One input line in; whatever it (and the time it moves on) produces appended to `writer`.
     /// Blank lines are skipped (returns false). The tests' way in, a line at a time; `replay`
     /// and `serve` go through `LinePipeline`, which batches and prefetches.

@@ -1,7 +1,10 @@
 /// The ledger as JSON lines, each with a stable key, for stores that keep it between runs
 /// (`replay --state`, `serve --state`, `report`): one line per delivered notification,
-/// rescheduled id, handled click and unhandled count. A store saves the lines that changed
-/// (`takeChanges`) with each commit, and replays every line (`load`) when it opens.
+/// rescheduled id, handled click and unhandled count; with `savesTombstones`, one per id
+/// forgotten lately too (among the changes only: `allLines` is what a report reads). A store saves the lines that changed (`takeChanges`) with each commit,
+/// and replays every line (`load`) when it opens; a store that other processes share also reads
+/// the lines of the records a transaction's responses name (`lineKeys(naming:)`) and merges them
+/// in (`merge(saved:)`).
 extension DeliveryLedger {
     /// One saved line: `key` orders lines so that a delivery comes before the lines naming it.
     public struct Line: Sendable, Equatable {
@@ -9,7 +12,22 @@ extension DeliveryLedger {
         /// Empty: the line is gone (its delivery was forgotten, SPEC section 5), and a store
         /// deletes what it saved under `key`.
         public var json: [UInt8]
+        /// The key (16 hex digits) of the delivery the line belongs to: its own for a delivery or
+        /// a tombstone, the one it names for a rescheduled id or a handled click; nil for an
+        /// unhandled count (and a removal). A shared store finds a delivery's lines by it.
+        public var delivery: String?
         public var isRemoval: Bool { json.isEmpty }
+        /// An unhandled count: a running total across deliveries, which a shared store adds
+        /// to rather than overwrites.
+        public var isCount: Bool { key.hasPrefix("3:") }
+    }
+
+    /// The keys of the saved lines that say what record `recordID` is: its delivery, its
+    /// rescheduled id, its tombstone. With them, a store finds the delivery's other lines
+    /// (by `Line.delivery`).
+    public static func lineKeys(naming recordID: String) -> [String] {
+        let key = hex(Self.key(recordID))
+        return ["0:" + key, "1:" + key, "4:" + key]
     }
 
     /// Every line of the ledger, in key order.
@@ -44,8 +62,8 @@ extension DeliveryLedger {
     private func lines(_ c: Changes) -> [Line] {
         var result: [Line] = []
         var w = JSONWriter(capacity: 256)
-        func take(_ key: String) {
-            result.append(Line(key: key, json: w.bytes))
+        func take(_ key: String, of delivery: UInt64?) {
+            result.append(Line(key: key, json: w.bytes, delivery: delivery.map(Self.hex)))
             w.bytes.removeAll(keepingCapacity: true)
         }
         for i in c.entries.sorted() {
@@ -65,12 +83,12 @@ extension DeliveryLedger {
                 w.string(id)
             }
             w.raw("]}")
-            take("0:" + Self.hex(e.key))
+            take("0:" + Self.hex(e.key), of: e.key)
         }
         for key in c.aliases {
             guard let entry = index[key] else { continue }
             w.raw("{\"alias\":"); w.string(Self.hex(key)); w.raw(",\"of\":"); w.string(Self.hex(entries[Int(entry)].key)); w.raw("}")
-            take("1:" + Self.hex(key))
+            take("1:" + Self.hex(key), of: entries[Int(entry)].key)
         }
         var handledEntry: [UInt64: UInt64] = [:]
         if !c.handled.isEmpty { for (entry, keys) in handledOf { for key in keys { handledEntry[key] = entry } } }
@@ -78,7 +96,7 @@ extension DeliveryLedger {
             w.raw("{\"handled\":"); w.string(Self.hex(key))
             if let entry = handledEntry[key] { w.raw(",\"of\":"); w.string(Self.hex(entry)) }
             w.raw("}")
-            take("2:" + Self.hex(key))
+            take("2:" + Self.hex(key), of: handledEntry[key])
         }
         for k in c.unhandled {
             let campaign = campaignIDs[Int(k.campaign)].canonical, language = languages[Int(k.language)]
@@ -88,9 +106,14 @@ extension DeliveryLedger {
             w.raw(",\"language\":"); w.string(language)
             w.raw(",\"count\":"); w.integer(Int64(unhandled[k] ?? 0)); w.raw("}")
             // Type, campaign and language may hold any character: the key quotes them as JSON.
-            take("3:" + JSONValue.makeArray([.string(campaign), .string(language), .string(k.type)]).compactText)
+            take("3:" + JSONValue.makeArray([.string(campaign), .string(language), .string(k.type)]).compactText, of: nil)
         }
-        for key in c.removed { result.append(Line(key: key, json: [])) }
+        for (key, fired, at) in c.tombstones {
+            w.raw("{\"forgotten\":"); w.string(Self.hex(key)); w.raw(",\"fired\":"); w.integer(Int64(fired))
+            w.raw(",\"at\":"); w.integer(at); w.raw("}")
+            take("4:" + Self.hex(key), of: key)
+        }
+        for key in c.removed { result.append(Line(key: key, json: [], delivery: nil)) }
         return result
     }
 
@@ -98,6 +121,24 @@ extension DeliveryLedger {
     /// Loading does not count as a change.
     public mutating func load(line value: JSONValue) throws(LedgerLineError) {
         defer { changed = Changes() }
+        try apply(savedLine: value)
+    }
+
+    /// Merges saved lines that another process may have written since this ledger read them
+    /// (a shared store, inside the transaction that holds the lines' devices): a delivery's
+    /// states and clicks only ever grow, so they are joined to what this ledger holds; a
+    /// rescheduled id or a handled click is added; a tombstone forgets the delivery here too.
+    /// `lines` in key order (a delivery before the lines naming it). Not a change: nothing is
+    /// saved for it (the store holds it already).
+    public mutating func merge(saved lines: [JSONValue]) throws(LedgerLineError) {
+        catchUp()
+        let records = recordsChanges
+        recordsChanges = false
+        defer { recordsChanges = records }
+        for line in lines { try apply(savedLine: line) }
+    }
+
+    private mutating func apply(savedLine value: JSONValue) throws(LedgerLineError) {
         func text(_ key: String) throws(LedgerLineError) -> String {
             guard let s = value[key]?.stringValue else { throw LedgerLineError("expected `\(key)` as a string") }
             return s
@@ -118,7 +159,8 @@ extension DeliveryLedger {
             let fired = value["fired"]?.integerValue.map { UInt32(clamping: $0) } ?? 0
             deliver(key: k, rule: -1, campaign: campaign, language: language, locale: locale, beacon: beaconSlot(beacon), trigger: trigger, fired: fired)
             let entry = index[k]!
-            entries[Int(entry)].state = UInt8(state)
+            // Joined: a line read again (`merge`) may find the entry with states of its own.
+            entries[Int(entry)].state |= UInt8(state)
             for element in value["clicks"]?.arrayElements ?? [] {
                 if let id = element.value.stringValue { _ = markClick(entry, actionId: id) }
             }
@@ -126,21 +168,25 @@ extension DeliveryLedger {
             let of = try key("of")
             guard let entry = index[of] else { throw LedgerLineError("`of` names no delivery before it") }
             let alias = try key("alias")
-            index[alias] = entry
-            aliasesOf[of, default: []].append(alias)
+            if index[alias] == nil {
+                index[alias] = entry
+                aliasesOf[of, default: []].append(alias)
+            }
         } else if value["handled"] != nil {
             let click = try key("handled")
-            handled.insert(click)
             // Saved before clicks named their delivery: kept, as then.
-            if value["of"] != nil { handledOf[try key("of"), default: []].append(click) }
+            if handled.insert(click).inserted, value["of"] != nil { handledOf[try key("of"), default: []].append(click) }
         } else if value["unhandled"] != nil {
             let campaign = campaignSlot(CampaignID(canonical: try text("campaign")), eid: try text("eid"))
             let language = languageSlot(try text("language"))
             guard let count = value["count"]?.integerValue else { throw LedgerLineError("expected `count` as an integer") }
             // A line holds the running total, so the last one read wins.
             unhandled[.init(campaign: campaign, language: language, type: try text("unhandled"))] = Int(count)
+        } else if value["forgotten"] != nil {
+            guard let fired = value["fired"]?.integerValue else { throw LedgerLineError("expected `fired` as an integer") }
+            forgetSaved(try key("forgotten"), fired: UInt32(clamping: fired))
         } else {
-            throw LedgerLineError("expected a `delivery`, `alias`, `handled` or `unhandled` line")
+            throw LedgerLineError("expected a `delivery`, `alias`, `handled`, `unhandled` or `forgotten` line")
         }
     }
 

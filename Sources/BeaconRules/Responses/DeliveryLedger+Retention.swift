@@ -17,6 +17,9 @@ extension DeliveryLedger {
             // Tombstones live between one and two windows: enough to tell a late response from
             // an unknown id, and bounded by the deliveries of two windows.
             if rotateForgottenAt != Int64.min || !forgotten.isEmpty {
+                if savesTombstones && recordsChanges {
+                    for key in forgottenBefore.keys { changed.removed.append("4:" + Self.hex(key)) }
+                }
                 forgottenBefore = forgotten
                 forgotten = [:]
             }
@@ -31,7 +34,7 @@ extension DeliveryLedger {
         while i < entries.count && seen < limit {
             seen += 1
             if windowEnd(entries[i].fired) <= cutoff {
-                remove(Int32(i))
+                remove(Int32(i), at: cutoff)
                 dropped += 1
             } else {
                 passEarliest = min(passEarliest, entries[i].fired)
@@ -56,16 +59,20 @@ extension DeliveryLedger {
 
     /// Removes entry `i`: the last entry takes its place (and its index, aliases and changes
     /// follow it there).
-    private mutating func remove(_ i: Int32) {
+    /// `at`: the event time it is forgotten at, for its tombstone.
+    private mutating func remove(_ i: Int32, at: Int64 = 0) {
         let gone = entries[Int(i)]
+        let tombstones = savesTombstones && recordsChanges
         forgotten[gone.key] = gone.fired
         index[gone.key] = nil
         if recordsChanges { changed.removed.append("0:" + Self.hex(gone.key)) }
+        if tombstones { changed.tombstones.append((gone.key, gone.fired, at)) }
         if let aliases = aliasesOf.removeValue(forKey: gone.key) {
             for alias in aliases {
                 index[alias] = nil
                 forgotten[alias] = gone.fired
                 if recordsChanges { changed.removed.append("1:" + Self.hex(alias)) }
+                if tombstones { changed.tombstones.append((alias, gone.fired, at)) }
             }
         }
         if let clicks = handledOf.removeValue(forKey: gone.key) {
@@ -86,6 +93,14 @@ extension DeliveryLedger {
             if recordsChanges && changed.entries.remove(last) != nil { changed.entries.insert(i) }
         }
         entries.removeLast()
+    }
+
+    /// A tombstone read from a store: the id was forgotten (by this process or another), and
+    /// its delivery, if held here, goes too. Kept as a tombstone of this ledger from now on.
+    mutating func forgetSaved(_ key: UInt64, fired: UInt32) {
+        catchUp()
+        if let entry = index[key] { remove(entry) }
+        forgotten[key] = fired
     }
 
     /// The `fired` of a delivery forgotten because its window passed, nil when the key is not one.

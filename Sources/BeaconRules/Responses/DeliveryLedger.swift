@@ -109,6 +109,10 @@ public struct DeliveryLedger: Sendable {
     /// On for a ledger that a store saves: what changed since `takeChanges` is then kept, so that
     /// each commit saves only those lines. Off (the default), nothing extra is kept.
     public var recordsChanges = false
+    /// On for a ledger that other processes share through their store: a delivery forgotten is
+    /// saved as a tombstone line (its id and `fired`) for as long as it is kept here, so that a
+    /// late response reaching another process is refused as late, not as an unknown id.
+    public var savesTombstones = false
     var changed = Changes()
 
     mutating func noteChange(_ entry: Int32) {
@@ -122,7 +126,10 @@ public struct DeliveryLedger: Sendable {
         var unhandled: Set<UnhandledKey> = []
         /// Keys of saved lines that are gone (forgotten deliveries, their aliases and clicks).
         var removed: [String] = []
-        var isEmpty: Bool { entries.isEmpty && aliases.isEmpty && handled.isEmpty && unhandled.isEmpty && removed.isEmpty }
+        /// Ids forgotten, with their `fired` and the event time (ms) they were forgotten at (only
+        /// with `savesTombstones`).
+        var tombstones: [(key: UInt64, fired: UInt32, at: Int64)] = []
+        var isEmpty: Bool { entries.isEmpty && aliases.isEmpty && handled.isEmpty && unhandled.isEmpty && removed.isEmpty && tombstones.isEmpty }
     }
 
     struct UnhandledKey: Sendable, Hashable {

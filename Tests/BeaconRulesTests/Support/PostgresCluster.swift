@@ -49,6 +49,7 @@ final class PostgresCluster: Sendable {
         let owner: String? = getuid() == 0 ? (getpwnam("postgres") != nil ? "postgres" : "nobody") : nil
         let cluster = PostgresCluster(directory: directory, port: try freePort(), binaries: binaries, owner: owner)
         try cluster.run("initdb", ["-D", cluster.data, "-U", cluster.user, "-A", "trust", "--no-sync", "-E", "UTF8", "--locale", "C"])
+        try cluster.makeCertificates()
         try cluster.startServer()
         return cluster
     }
@@ -92,7 +93,7 @@ final class PostgresCluster: Sendable {
     func startServer() throws {
         try run("pg_ctl", [
             "-D", data, "-l", directory + "/server.log", "-w", "-t", "60",
-            "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=50 -c shared_buffers=32MB",
+            "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=50 -c shared_buffers=32MB -c ssl=on",
             "start",
         ])
     }
@@ -113,9 +114,9 @@ final class PostgresCluster: Sendable {
     /// Spawned and waited for by pid, not through `Process`: `pg_ctl start` leaves the postmaster
     /// running with the descriptors it inherited, and `Process` would wait for those to close.
     @discardableResult
-    func run(_ program: String, _ arguments: [String]) throws -> String {
+    func run(_ program: String, _ arguments: [String], in folder: String? = nil) throws -> String {
         let command = owner.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []
-        let argv = command + [binaries + "/" + program] + arguments
+        let argv = command + [(folder ?? binaries) + "/" + program] + arguments
         let output = directory + "/\(program)-\(UInt32.random(in: 0...UInt32.max)).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
         var actions = posix_spawn_file_actions_t()
