@@ -3,8 +3,10 @@
 # (the default) and with --state (SQLite WAL, synchronous=FULL, group commit): throughput with
 # pipelining on 4 connections, then latency at fixed rates. Also prints what one synchronous 4 KiB
 # write costs on the disk of the state file, the floor under any --state reply latency. The --state
-# run is repeated with SQLite's checkpoints inside the commits (BEACONRULES_CHECKPOINT_IN_COMMITS),
-# as they were before the checkpointer thread, to compare in one run.
+# run is repeated with SQLite's checkpoints inside the commits (the hidden `serve` flag
+# --checkpoints-in-commits), as they were before the checkpointer thread, to compare in one run.
+# With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the --state run
+# is also made with that binary, right after this one's, for a before/after in one run.
 # Usage: scripts/serve-benchmark.sh [EVENTS_PER_CONNECTION] [RATE...]   (default: 50000 2000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,25 +27,40 @@ rm -f "$work/fsync"
 
 # The server's CPU time (user + system) so far, in ms.
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$server/stat"; }
+# Commits and bytes written to the WAL so far, from the metrics port.
+wal() {
+    curl -s "127.0.0.1:$metrics/metrics" |
+        awk '/^beaconrules_commit_seconds_count/ { c = $2 } /^beaconrules_wal_bytes_total/ { b = $2 } END { printf "%d %d", c, b }'
+}
+# What a phase cost the server: CPU per event, and (with --state) commits and WAL bytes.
+cost() {  # cost EVENTS CPU_BEFORE WAL_BEFORE
+    local used=$(( $(cpu) - $2 ))
+    read -r commits bytes <<<"$(wal)"
+    read -r commits0 bytes0 <<<"$3"
+    awk -v e="$1" -v ms="$used" -v c="$((commits - commits0))" -v b="$((bytes - bytes0))" 'BEGIN {
+        printf "server CPU %d ms (%.1f us an event)", ms, ms * 1000 / e
+        if (b > 0) printf "; %d commits, WAL %.0f bytes an event, %.0f KiB a commit", c, b / e, b / c / 1024
+        printf "\n" }'
+}
 
 run() {  # run MODE [serve options...]
     local mode=$1
     shift
-    env ${checkpoint_env:-} "$bin/beaconrules" serve --port 0 "$@" >"$work/out" 2>"$work/log" &
+    "${serve_bin:-$bin}/beaconrules" serve --port 0 --metrics-port 0 "$@" >"$work/out" 2>"$work/log" &
     server=$!
-    for _ in $(seq 1 100); do grep -q '^listening on' "$work/out" && break; sleep 0.1; done
-    local port
+    for _ in $(seq 1 100); do grep -q '^listening on' "$work/out" && grep -q '^metrics on' "$work/out" && break; sleep 0.1; done
+    local port before written
     port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/out")
-    local before
-    before=$(cpu)
+    metrics=$(sed -n 's/^metrics on .*:\([0-9]*\)$/\1/p' "$work/out")
+    before=$(cpu) written=$(wal)
     echo "== $mode: throughput, 4 connections, $events events each, pipelined"
     "$bin/beaconrules-load" --port "$port" --connections 4 --events "$events"
-    echo "server CPU $(( $(cpu) - before )) ms"
+    cost $((events * 4)) "$before" "$written"
     for rate in $rates; do
-        before=$(cpu)
+        before=$(cpu) written=$(wal)
         echo "== $mode: latency, 4 connections, $rate events/s in total for 5 s"
         "$bin/beaconrules-load" --port "$port" --connections 4 --events $((rate * 5 / 4)) --rate "$rate"
-        echo "server CPU $(( $(cpu) - before )) ms"
+        cost $((rate * 5 / 4 * 4)) "$before" "$written"
     done
     kill -TERM "$server"
     wait "$server"
@@ -53,6 +70,12 @@ run() {  # run MODE [serve options...]
 run "in memory"
 run "--state" --state "$work/state.db"
 echo "== state file: $(du -h "$work/state.db" | cut -f1)"
+if [ -n "${BASELINE:-}" ]; then
+    rm -f "$work"/state.db*
+    serve_bin=$BASELINE run "--state, baseline $BASELINE" --state "$work/state.db"
+    echo "== state file: $(du -h "$work/state.db" | cut -f1)"
+    serve_bin=
+fi
 # The same with SQLite's checkpoints inside the commits, as before the checkpointer thread.
 rm -f "$work"/state.db*
-checkpoint_env=BEACONRULES_CHECKPOINT_IN_COMMITS=1 run "--state, checkpoints inside commits" --state "$work/state.db"
+run "--state, checkpoints inside commits" --state "$work/state.db" --checkpoints-in-commits

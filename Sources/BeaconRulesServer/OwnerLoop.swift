@@ -16,6 +16,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     private let metrics: ServeMetrics
     /// When the state's sizes were last sampled for the metrics (at most once a second).
     private var sampled = ContinuousClock.now - .seconds(2)
+    private var walReporter = WALReporter()
 
     /// The delivery ledger and the presence state are read from `log`; one that does not load
     /// is logged and the server starts without it.
@@ -124,6 +125,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
             counts.rejected = pipeline.output.counts.rejected
             pipeline.output.counts = BatchCounts()
             metrics.record(counts, commit: end - start)
+            if let activity = log.walActivity { walReporter.report(activity, metrics: metrics, logger: logger) }
             if end - sampled >= .seconds(1) { sample(at: end) }
             logger.trace("committed", metadata: ["events": "\(counts.events)"])
             return replies
@@ -193,6 +195,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
             pipeline.setWallClock(now)
             try pipeline.settle(now: now)
             try log.commit()
+            if let activity = log.walActivity { walReporter.report(activity, metrics: metrics, logger: logger) }
         } catch {
             log.rollback()
             pipeline.rolledBack()

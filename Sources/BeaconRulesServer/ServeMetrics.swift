@@ -11,7 +11,7 @@ package struct ServeMetrics: Sendable {
         "beaconrules_events_total", "beaconrules_lines_rejected_total", "beaconrules_records_total",
         "beaconrules_commit_seconds", "beaconrules_batch_lines", "beaconrules_answers_held",
         "beaconrules_deliveries_held", "beaconrules_state_file_bytes", "beaconrules_connections_open",
-        "beaconrules_reloads_total",
+        "beaconrules_reloads_total", "beaconrules_checkpoints_total", "beaconrules_wal_bytes_total",
     ]
 
     /// The commit-latency buckets, in seconds (an fsync here takes 0.3 ms; a slow commit 50 ms).
@@ -37,6 +37,9 @@ package struct ServeMetrics: Sendable {
     package let connectionsOpen: Gauge
     let reloads: Counter
     let failedReloads: Counter
+    let checkpoints: Counter
+    let failedCheckpoints: Counter
+    let walBytes: Counter
 
     package init(factory: any MetricsFactory) {
         func rejected(_ reason: String) -> Counter {
@@ -56,6 +59,9 @@ package struct ServeMetrics: Sendable {
         connectionsOpen = Gauge(label: "beaconrules_connections_open", factory: factory)
         reloads = Counter(label: "beaconrules_reloads_total", dimensions: [("result", "ok")], factory: factory)
         failedReloads = Counter(label: "beaconrules_reloads_total", dimensions: [("result", "failed")], factory: factory)
+        checkpoints = Counter(label: "beaconrules_checkpoints_total", dimensions: [("result", "ok")], factory: factory)
+        failedCheckpoints = Counter(label: "beaconrules_checkpoints_total", dimensions: [("result", "failed")], factory: factory)
+        walBytes = Counter(label: "beaconrules_wal_bytes_total", factory: factory)
     }
 
     /// Nothing recorded: what `serve` uses without `--metrics-port`.
@@ -85,6 +91,13 @@ package struct ServeMetrics: Sendable {
 
     package func reloaded(_ ok: Bool) {
         (ok ? reloads : failedReloads).increment()
+    }
+
+    /// WAL checkpoints done and failed, and bytes written to the WAL, since the last call.
+    package func wal(checkpoints: Int, failed: Int, bytes: Int) {
+        if checkpoints > 0 { self.checkpoints.increment(by: checkpoints) }
+        if failed > 0 { failedCheckpoints.increment(by: failed) }
+        if bytes > 0 { walBytes.increment(by: bytes) }
     }
 
     /// The sizes of what the state holds; `fileBytes` nil in memory.

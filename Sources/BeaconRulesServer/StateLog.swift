@@ -21,9 +21,12 @@ public protocol StateLog: AnyObject, AnswerLog {
     /// Locks the devices of a transaction's lines and loads their state and their ids' answers,
     /// before any line is applied. Called once per transaction, right after `begin()`.
     func lock(devices: [String], answersOf ids: [String]) throws(StoreError)
+    /// The WAL's checkpoints and bytes written so far (running totals), nil without a WAL.
+    var walActivity: SQLiteStateStore.WALActivity? { get }
 }
 
 extension StateLog {
+    public var walActivity: SQLiteStateStore.WALActivity? { nil }
     /// A log that no other process writes locks nothing.
     public var locksDevices: Bool { false }
     public func lock(devices: [String], answersOf ids: [String]) throws(StoreError) {}

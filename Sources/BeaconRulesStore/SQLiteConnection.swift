@@ -1,4 +1,9 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `SQLITE_TRANSIENT` is a C macro Swift cannot import: SQLite copies bound bytes when given it.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -88,6 +93,13 @@ final class SQLiteConnection {
         return (Int(frames), Int(copied))
     }
 
+    /// Pages this connection has written (to the WAL, in WAL mode) so far.
+    var pagesWritten: Int {
+        var current: Int32 = 0, highest: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_WRITE, &current, &highest, 0)
+        return Int(current)
+    }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -163,11 +175,28 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// The one integer of a single-row query, the statement reset for its next use.
+    func integer() throws(StoreError) -> Int64 {
+        defer { reset() }
+        return try step() ? int64(0) : 0
+    }
+
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: pointer)
+    }
+
+    /// Whether the text in `column` is `string`, compared by bytes (no `String` made).
+    func text(_ column: Int32, equals string: String) -> Bool {
+        // The text first: `sqlite3_column_bytes` then counts the bytes of that text.
+        guard let pointer = sqlite3_column_text(handle, column) else { return string.isEmpty }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        var string = string
+        return string.withUTF8 { utf8 in
+            utf8.count == count && (count == 0 || memcmp(utf8.baseAddress!, pointer, count) == 0)
+        }
     }
 
     func blob(_ column: Int32) -> [UInt8] {

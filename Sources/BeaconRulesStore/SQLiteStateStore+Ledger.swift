@@ -27,8 +27,8 @@ extension SQLiteStateStore {
     /// Saves changed ledger lines inside the open transaction.
     public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
         if lines.isEmpty { return }
-        let statement = try db.prepare("INSERT INTO ledger (key, line) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET line = excluded.line")
-        defer { statement.finalize() }
+        let statement = saveLedgerLine
+        defer { statement.reset() }
         for line in lines {
             if line.isRemoval {
                 defer { deleteLedgerLine.reset() }

@@ -65,8 +65,8 @@ extension SQLiteStateStore {
     /// was forgotten.
     public func reclaimSpace() throws(StoreError) {
         if failure != nil { return }
-        let free = try db.integer("PRAGMA freelist_count")
-        let slack = max(256, try db.integer("PRAGMA page_count") / 8)
+        let free = try freePages.integer()
+        let slack = max(256, try allPages.integer() / 8)
         if free > slack { try db.execute("PRAGMA incremental_vacuum(\(min(free - slack, Self.reclaimStep)))") }
     }
 

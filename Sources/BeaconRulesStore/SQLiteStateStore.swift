@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 public import BeaconRules
 
 /// Durable engine state in one SQLite file: the suppression and once-only state per
@@ -34,7 +28,15 @@ public final class SQLiteStateStore: SuppressionStore {
     let walLimitFrames: Int
     /// Checkpoints run by commits because the WAL passed `walLimitFrames`.
     public private(set) var inlineCheckpoints = 0
+    /// Those of them that failed (a busy file aside), and the last such failure.
+    private var inlineFailures = 0
+    private var lastInlineFailure: StoreError?
+    /// Pages the commits have written to the WAL, and the connection's count at the last commit.
+    private var pagesWritten = 0
+    private var pagesWrittenCount = 0
+    private let pageSize: Int
     private let selectFiring: SQLiteStatement
+    private let selectDeviceFirings: SQLiteStatement
     private let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
@@ -43,6 +45,9 @@ public final class SQLiteStateStore: SuppressionStore {
     let sweepFirings: SQLiteStatement
     let deleteFiring: SQLiteStatement
     let deleteLedgerLine: SQLiteStatement
+    let saveLedgerLine: SQLiteStatement
+    let freePages: SQLiteStatement
+    let allPages: SQLiteStatement
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
@@ -63,18 +68,26 @@ public final class SQLiteStateStore: SuppressionStore {
     static let applicationID: Int64 = 0x4252_5354
     static let schemaVersion: Int64 = 1
 
+    /// SQLite's page cache for the owner's connection, in KiB: 64 MiB.
+    static let cacheKiB = 65_536
+
     /// Frames in the WAL (4 KiB each) before the checkpointer is asked to copy them back.
     public static let walCheckpointFrames = 1024
     /// Frames past which a commit checkpoints itself: 64 MiB of WAL.
     public static let walLimitFrames = 16_384
 
+    /// How a state file is opened, beyond its path.
+    public struct Options: Sendable {
+        /// SQLite's own checkpoints, inside the commits (as before the checkpointer thread), instead
+        /// of `WALCheckpointer`'s: for `scripts/serve-benchmark.sh` to compare both in one run.
+        public var checkpointsInCommits = false
+
+        public init() {}
+    }
+
     /// Opens (or creates) the state file at `path`.
-    ///
-    /// With `BEACONRULES_CHECKPOINT_IN_COMMITS` set in the environment, SQLite checkpoints inside
-    /// the commits as it did before the checkpointer: for `scripts/serve-benchmark.sh` to compare.
-    public convenience init(path: String) throws(StoreError) {
-        let inCommits = getenv("BEACONRULES_CHECKPOINT_IN_COMMITS") != nil
-        try self.init(path: path, walCheckpointFrames: inCommits ? 0 : Self.walCheckpointFrames, walLimitFrames: Self.walLimitFrames)
+    public convenience init(path: String, options: Options = Options()) throws(StoreError) {
+        try self.init(path: path, walCheckpointFrames: options.checkpointsInCommits ? 0 : Self.walCheckpointFrames, walLimitFrames: Self.walLimitFrames)
     }
 
     /// Opens the state file with other WAL thresholds (tests); `walCheckpointFrames` 0 leaves the
@@ -109,7 +122,12 @@ public final class SQLiteStateStore: SuppressionStore {
         try db.execute("PRAGMA journal_mode = WAL")
         // FULL: the WAL is synced at every commit, so an answered event survives power loss too.
         try db.execute("PRAGMA synchronous = FULL")
+        // Room for the pages a large transaction touches: with SQLite's default (2 MiB), a batch
+        // of a few thousand events spilled dirty pages to the WAL before its commit and read
+        // pages back from the file system, 2.2 reads of 4 KiB an event (docs/performance.md).
+        try db.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
         selectFiring = try db.prepare("SELECT time FROM firing WHERE device = ?1 AND campaign = ?2")
+        selectDeviceFirings = try db.prepare("SELECT campaign, time FROM firing WHERE device = ?1")
         upsertFiring = try db.prepare(
             "INSERT INTO firing (device, campaign, time) VALUES (?1, ?2, ?3) ON CONFLICT (device, campaign) DO UPDATE SET time = excluded.time")
         selectAnswer = try db.prepare("SELECT records FROM answered WHERE event = ?1")
@@ -121,7 +139,12 @@ public final class SQLiteStateStore: SuppressionStore {
         deleteFiring = try db.prepare("DELETE FROM firing WHERE device = ?1 AND campaign = ?2")
         try db.execute("CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID")
         deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE key = ?1")
+        saveLedgerLine = try db.prepare("INSERT INTO ledger (key, line) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET line = excluded.line")
+        freePages = try db.prepare("PRAGMA freelist_count")
+        allPages = try db.prepare("PRAGMA page_count")
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
+        pageSize = Int(try db.integer("PRAGMA page_size"))
+        pagesWrittenCount = db.pagesWritten
         if lock != nil && walCheckpointFrames > 0 {
             try db.watchWAL()
             checkpointer = WALCheckpointer(path: path, threshold: walCheckpointFrames)
@@ -135,14 +158,51 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Checkpoints run by the checkpointer's thread so far.
     public var backgroundCheckpoints: Int { checkpointer?.state.checkpoints ?? 0 }
 
+    /// What the WAL has seen so far: running totals for the metrics and the log.
+    public struct WALActivity: Sendable {
+        /// Checkpoints that copied the WAL back (the checkpointer's and the commits' own).
+        public var checkpoints = 0
+        /// Checkpoints that failed, and the last failure.
+        public var failedCheckpoints = 0
+        public var lastFailure: StoreError?
+        /// Bytes the commits wrote to the WAL (whole pages; a page changed by many events of one
+        /// commit is written once).
+        public var bytesWritten = 0
+
+        public init() {}
+    }
+
+    /// Nil for `:memory:`, which has no WAL.
+    public var walActivity: WALActivity? {
+        if path == ":memory:" { return nil }
+        var activity = WALActivity()
+        let background = checkpointer?.state ?? WALCheckpointer.Progress()
+        activity.checkpoints = background.checkpoints + inlineCheckpoints
+        activity.failedCheckpoints = background.failures + inlineFailures
+        activity.lastFailure = lastInlineFailure ?? background.lastFailure
+        activity.bytesWritten = pagesWritten * pageSize
+        return activity
+    }
+
+    /// For tests: the checkpointer's checkpoints fail with `error` from now on (nil: they run).
+    func failCheckpoints(with error: StoreError?) {
+        checkpointer?.failCheckpoints(with: error)
+    }
+
     /// After a commit: asks the checkpointer to copy the WAL back, or, when it has fallen
     /// `walLimitFrames` behind, empties the WAL here (waiting for a checkpoint under way).
     private func boundWAL() {
         guard let checkpointer else { return }
         let frames = db.walFrames
         if frames >= walLimitFrames {
-            // A failure (a busy file) leaves the WAL as it is; the next commit tries again.
-            if (try? db.checkpoint(truncate: true)) != nil { inlineCheckpoints += 1 }
+            // A failure leaves the WAL as it is; the next commit tries again.
+            do throws(StoreError) {
+                try db.checkpoint(truncate: true)
+                inlineCheckpoints += 1
+            } catch where !WALCheckpointer.isBusy(error) {
+                inlineFailures += 1
+                lastInlineFailure = error
+            } catch {}
         } else {
             checkpointer.walGrew(frames: frames)
         }
@@ -191,7 +251,7 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Finalizes the statements and closes the file (also done on deinit).
     public func close() {
         if inTransaction { rollback() }
-        for statement in [selectFiring, upsertFiring, selectAnswer, insertAnswer, forgetAnswerStatement, forgetOutboxStatement, sweepFirings, deleteFiring, deleteLedgerLine] {
+        for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, forgetAnswerStatement, forgetOutboxStatement, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, allPages] {
             statement.finalize()
         }
         // The checkpointer's connection first: the last one to close copies the WAL back.
@@ -228,6 +288,10 @@ public final class SQLiteStateStore: SuppressionStore {
         inTransaction = false
         heldAnswers += pendingAnswers
         pendingAnswers = 0
+        // SQLite's count is a C int: the difference is taken modulo 2^32, as it wraps.
+        let count = db.pagesWritten
+        pagesWritten += Int(UInt32(truncatingIfNeeded: count &- pagesWrittenCount))
+        pagesWrittenCount = count
         boundWAL()
     }
 
@@ -256,6 +320,29 @@ public final class SQLiteStateStore: SuppressionStore {
         } catch {
             note(error)
             return nil
+        }
+    }
+
+    /// One statement for all of an event's candidates: the device's rows (a few, side by side
+    /// in the key order) are read once, where a `lastFiring` per candidate ran one each.
+    public func lastFirings(_ device: String, _ campaigns: UnsafeBufferPointer<CampaignID>, into times: UnsafeMutablePointer<Int64?>) {
+        for k in campaigns.indices { times[k] = nil }
+        if failure != nil || campaigns.isEmpty { return }
+        if campaigns.count == 1 {
+            times[0] = lastFiring(device: device, campaign: campaigns[0])?.milliseconds
+            return
+        }
+        defer { selectDeviceFirings.reset() }
+        selectDeviceFirings.bind(1, device)
+        do {
+            while try selectDeviceFirings.step() {
+                for k in campaigns.indices where selectDeviceFirings.text(0, equals: campaigns[k].canonical) {
+                    times[k] = selectDeviceFirings.int64(1)
+                }
+            }
+        } catch {
+            note(error)
+            for k in campaigns.indices { times[k] = nil }
         }
     }
 

@@ -25,6 +25,10 @@ final class WALCheckpointer: Sendable {
         /// The last checkpoint that failed for another reason than a busy file (tried again at
         /// the next request).
         var lastFailure: StoreError?
+        /// Checkpoints that failed (a busy file is not a failure), the open that failed included.
+        var failures = 0
+        /// For tests: every checkpoint fails with this error instead of running.
+        var injectedFailure: StoreError?
     }
 
     /// Frames (pages of the file, 4 KiB by default) in the WAL before a checkpoint is asked for.
@@ -77,6 +81,15 @@ final class WALCheckpointer: Sendable {
         }
     }
 
+    /// For tests: makes every checkpoint from now on fail with `error` (nil: run them again).
+    func failCheckpoints(with error: StoreError?) {
+        progress.withLock { $0.injectedFailure = error }
+    }
+
+    /// A checkpoint that could not run because another connection held the file (tried again at
+    /// the next request): not a failure.
+    static func isBusy(_ error: StoreError) -> Bool { error.message.contains("in use by another") }
+
     private func run(path: String) {
         defer { finished.signal() }
         let db: SQLiteConnection
@@ -85,7 +98,11 @@ final class WALCheckpointer: Sendable {
             // FULL: the checkpoint syncs the file before the WAL may be started over.
             try db.execute("PRAGMA synchronous = FULL")
         } catch {
-            progress.withLock { $0.failure = error }
+            progress.withLock { progress in
+                progress.failure = error
+                progress.lastFailure = error
+                progress.failures += 1
+            }
             return
         }
         defer { db.close() }
@@ -99,15 +116,19 @@ final class WALCheckpointer: Sendable {
             }
             if progress.withLock({ $0.stopping }) { return }
             guard go else { continue }
-            var failure: StoreError?
-            do throws(StoreError) { try db.checkpoint(truncate: false) } catch { failure = error }
+            var failure = progress.withLock { $0.injectedFailure }
+            if failure == nil {
+                do throws(StoreError) { try db.checkpoint(truncate: false) } catch { failure = error }
+            }
             progress.withLock { progress in
                 progress.running = false
-                progress.checkpoints += 1
                 // A busy file (the owner's own fallback checkpoint under way) is retried at the
                 // next request; anything else is kept for the owner to see.
-                if let failure, !failure.message.contains("in use by another") {
+                if let failure, !Self.isBusy(failure) {
                     progress.lastFailure = failure
+                    progress.failures += 1
+                } else {
+                    progress.checkpoints += 1
                 }
             }
         }

@@ -54,6 +54,11 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var metricsOptions: MetricsOptions
 
+    /// For scripts/serve-benchmark.sh: SQLite's checkpoints inside the commits, as before the
+    /// checkpointer thread, to compare both in one run.
+    @Flag(help: .hidden)
+    var checkpointsInCommits = false
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
@@ -110,7 +115,9 @@ struct Serve: AsyncParsableCommand {
                     configuration: configuration, catalog: loaded, postgres: store,
                     loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
             } else {
-                let store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path) }
+                var options = SQLiteStateStore.Options()
+                options.checkpointsInCommits = checkpointsInCommits
+                let store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path, options: options) }
                 server = BeaconServer(
                     configuration: configuration, catalog: loaded, store: store,
                     loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)

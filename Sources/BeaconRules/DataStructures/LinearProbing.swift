@@ -15,6 +15,25 @@ enum LinearProbing {
         slots[i] = slot
     }
 
+    /// Empties slot `i` and moves back the slots after it in its probe run that may not stay
+    /// where they are (each must remain reachable from its home), so that no tombstone is needed.
+    static func remove<Slot: NumberedSlot>(at i: Int, from slots: inout [Slot], mask: Int, empty: Slot) {
+        var hole = i
+        var j = i
+        while true {
+            j = (j + 1) & mask
+            if slots[j].number == 0 { break }
+            let home = Int(truncatingIfNeeded: slots[j].hash) & mask
+            // The slot at j may move into the hole unless its home lies cyclically in (hole, j].
+            let stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j)
+            if !stays {
+                slots[hole] = slots[j]
+                hole = j
+            }
+        }
+        slots[hole] = empty
+    }
+
     /// Doubles the slots (`empty` fills the new ones) and puts every taken slot again.
     static func grow<Slot: NumberedSlot>(_ slots: inout [Slot], mask: inout Int, empty: Slot) {
         let old = slots

@@ -14,9 +14,12 @@ extension LinePipeline {
     /// A line adds at most one answer and a few deliveries, so 4 a line keeps up with them; it
     /// adds at most a few suppression entries, and most update one in place, so the sweep over
     /// those (the costliest to look at in the state file: 4% of `serve --state`'s time at 256 a
-    /// commit) looks at one a line.
+    /// commit) looks at two a line: a line brings at most one new device, so the in-memory sweep
+    /// (which counts devices) goes round the table faster than new devices grow it; at one a line
+    /// a stream of new devices kept it just behind the newest, and old devices were never swept.
     public static var forgettingStep: Int { 32 }
     public static var forgettingPerLine: Int { 4 }
+    public static var firingsForgottenPerLine: Int { 2 }
     /// A shared log's sweep of its saved ledger (deliveries no process holds in memory) runs at
     /// every this many `settle`s, looking at as many lines as those would have: one query less
     /// per transaction most of the time.
@@ -29,7 +32,7 @@ extension LinePipeline {
     /// `limit: .max` forgets all that can go at once (tests).
     public func forgetExpired(limit: Int? = nil) throws {
         let step = limit ?? max(Self.forgettingStep, appliedSinceSettle &* Self.forgettingPerLine)
-        let firingStep = limit ?? max(Self.forgettingStep, appliedSinceSettle)
+        let firingStep = limit ?? max(Self.forgettingStep, appliedSinceSettle &* Self.firingsForgottenPerLine)
         appliedSinceSettle = 0
         if newestEventTime != Int64.min {
             let (cutoff, overflow) = newestEventTime.subtractingReportingOverflow(retention.lateness)

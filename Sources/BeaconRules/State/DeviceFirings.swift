@@ -36,13 +36,30 @@ struct DeviceFirings: Sendable {
     private var runs: [Run] = []
     private var abandoned = 0
     private(set) var count = 0
+    /// Devices removed (`removeDevice`), their numbers given out again by `addDevice`, the last first.
+    private var free: [UInt32] = []
+    /// The `start` of a removed device's run.
+    private static let removed = UInt32.max
 
-    /// Devices known (slots are dense, from 0).
-    var deviceCount: Int { runs.count }
+    /// Devices held (numbers are dense, from 0, removed ones given out again).
+    var deviceCount: Int { runs.count - free.count }
 
     mutating func addDevice() -> UInt32 {
-        runs.append(Run(start: UInt32(entries.count), count: 0, capacity: 0))
+        let run = Run(start: UInt32(entries.count), count: 0, capacity: 0)
+        if let device = free.popLast() {
+            runs[Int(device)] = run
+            return device
+        }
+        runs.append(run)
         return UInt32(runs.count - 1)
+    }
+
+    /// Drops a device with no entries left; its number goes to the next `addDevice`.
+    mutating func removeDevice(_ device: UInt32) {
+        precondition(runs[Int(device)].count == 0 && runs[Int(device)].start != Self.removed, "removing a device that has state")
+        abandoned += Int(runs[Int(device)].capacity)
+        runs[Int(device)] = Run(start: Self.removed, count: 0, capacity: 0)
+        free.append(device)
     }
 
     @inline(__always)
@@ -137,7 +154,7 @@ struct DeviceFirings: Sendable {
     private mutating func compact() {
         var pool: [Entry] = []
         pool.reserveCapacity(entries.count - abandoned)
-        for d in runs.indices {
+        for d in runs.indices where runs[d].start != Self.removed {
             let run = runs[d]
             let start = Int(run.start)
             runs[d].start = UInt32(pool.count)
@@ -147,16 +164,17 @@ struct DeviceFirings: Sendable {
         abandoned = 0
     }
 
-    /// Drops the entries `expired` says so of devices from `device` on, until `limit` entries
-    /// were looked at (each device's run whole). Returns the device to go on from (0 after the
-    /// last) and how many entries were dropped. A run keeps its place and capacity; its order may
+    /// Drops the entries `expired` says so of devices from `device` on, until `limit` devices
+    /// were looked at (a run is one or two cache lines, whatever its length). Returns the device to go on from (0 after the
+    /// last) and how many entries were dropped; `emptied` gets the devices looked at that hold no
+    /// entry now (for the caller to remove). A run keeps its place and capacity; its order may
     /// change (the last entry fills the gap).
-    mutating func forget(from device: Int, limit: Int, expired: (_ campaign: UInt32, _ time: Int64) -> Bool) -> (next: Int, dropped: Int) {
+    mutating func forget(from device: Int, limit: Int, emptied: inout [UInt32], expired: (_ campaign: UInt32, _ time: Int64) -> Bool) -> (next: Int, dropped: Int) {
         var d = device < runs.count ? device : 0
         var seen = 0, dropped = 0
         while d < runs.count && seen < limit {
             var run = runs[d]
-            seen += max(1, Int(run.count))
+            seen += 1
             if run.count > 0 {
                 var i = Int(run.start)
                 var end = i + Int(run.count)
@@ -178,6 +196,7 @@ struct DeviceFirings: Sendable {
                     runs[d] = run
                 }
             }
+            if run.count == 0 && run.start != Self.removed { emptied.append(UInt32(d)) }
             d += 1
         }
         count -= dropped
@@ -185,7 +204,7 @@ struct DeviceFirings: Sendable {
     }
 
     func forEach(_ body: (_ device: UInt32, _ campaign: UInt32, _ time: Int64) -> Void) {
-        for (d, run) in runs.enumerated() {
+        for (d, run) in runs.enumerated() where run.start != Self.removed {
             for i in Int(run.start)..<Int(run.start + run.count) { body(UInt32(d), entries[i].campaign, entries[i].time) }
         }
     }

@@ -1,9 +1,13 @@
-/// Device ids numbered densely in first-seen order (0, 1, 2...), found by their UTF-8 bytes: the
-/// in-memory store's device numbers. Open addressing (linear probing, at most 5/8 full). A slot
-/// holds the id's hash, its number and, for ids of at most 16 bytes (nearly all), the bytes
-/// themselves as two words: a lookup reads one slot and compares three words, and touches no
-/// `String` (a table of `String` keys copied one out of the slot per probe). Longer ids are kept
-/// in `longIDs` and compared there. Ids compare by their bytes.
+/// Device ids numbered densely (0, 1, 2...), found by their UTF-8 bytes: the in-memory store's
+/// device numbers. Open addressing (linear probing, at most 5/8 full). A slot holds the id's hash,
+/// its number and, for ids of at most 16 bytes, the bytes themselves as two words: a lookup reads
+/// one slot and compares three words, and touches no `String` (a table of `String` keys copied one
+/// out of the slot per probe). Longer ids are compared with `ids[number]`. Ids compare by their
+/// bytes.
+///
+/// A device can be removed (its state all forgotten, SPEC section 5): its slot is emptied (the
+/// slots after it in its probe run move back, so no tombstone is left) and its number is given to
+/// the next device added, so the table holds the devices that have state, not every device seen.
 struct DeviceTable: Sendable {
     private struct Slot: NumberedSlot, Sendable {
         static let empty = Slot(hash: 0, number: 0, length: 0, low: 0, high: 0)
@@ -19,11 +23,13 @@ struct DeviceTable: Sendable {
 
     private var slots = [Slot](repeating: Slot.empty, count: 1024)
     private var mask = 1023
-    private var longIDs: [UInt8] = []
-    /// The ids by number.
+    /// The ids by number; "" for a removed number not given out again yet.
     private(set) var ids: [String] = []
+    /// Removed numbers, to be given out again (the last first).
+    private var free: [UInt32] = []
 
-    var count: Int { ids.count }
+    /// Devices in the table.
+    var count: Int { ids.count - free.count }
 
     /// The id's number, nil when it was never added; `hash` is `String.fastHash(utf8:)` of `id`.
     @inline(__always)
@@ -37,7 +43,7 @@ struct DeviceTable: Sendable {
                 if s[i].hash == hash && s[i].length == UInt32(truncatingIfNeeded: id.count) {
                     if id.count <= 16 {
                         if s[i].low == low && s[i].high == high { return Int(number - 1) }
-                    } else if same(long: Int(s[i].low), id) {
+                    } else if same(long: Int(number - 1), id) {
                         return Int(number - 1)
                     }
                 }
@@ -57,34 +63,50 @@ struct DeviceTable: Sendable {
         slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: hash) & mask].hash }
     }
 
-    /// Adds an id not in the table yet; returns its number (`count` before).
+    /// Adds an id not in the table yet; returns its number: a removed one if any (the last
+    /// removed first), else `ids.count` before.
     mutating func add(_ id: String) -> Int {
-        if (ids.count + 1) * 8 > slots.count * 5 { grow() }
-        let number = ids.count
-        ids.append(id)
+        if (count + 1) * 8 > slots.count * 5 { grow() }
+        let number: Int
+        if let reused = free.popLast() {
+            number = Int(reused)
+            ids[number] = id
+        } else {
+            number = ids.count
+            ids.append(id)
+        }
         var text = id
         text.withUTF8 { bytes in
             var slot = Slot(hash: String.fastHash(utf8: bytes), number: UInt32(number + 1), length: UInt32(bytes.count), low: 0, high: 0)
-            if bytes.count <= 16 {
-                (slot.low, slot.high) = Self.words(bytes)
-            } else {
-                slot.low = UInt64(longIDs.count)
-                longIDs.append(contentsOf: bytes)
-            }
+            if bytes.count <= 16 { (slot.low, slot.high) = Self.words(bytes) }
             insert(slot)
         }
         return number
+    }
+
+    /// Removes the device with this number (which must be in the table); its number is given to
+    /// a later `add`.
+    mutating func remove(number: Int) {
+        var id = ids[number]
+        let hash = id.withUTF8 { String.fastHash(utf8: $0) }
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while slots[i].number != UInt32(number + 1) {
+            precondition(slots[i].number != 0, "removing a device that is not in the table")
+            i = (i + 1) & mask
+        }
+        LinearProbing.remove(at: i, from: &slots, mask: mask, empty: Slot.empty)
+        ids[number] = ""
+        free.append(UInt32(number))
     }
 
     private mutating func insert(_ slot: Slot) { LinearProbing.insert(slot, into: &slots, mask: mask) }
 
     private mutating func grow() { LinearProbing.grow(&slots, mask: &mask, empty: Slot.empty) }
 
-    /// Whether the long id at `offset` of `longIDs` is `id` (lengths already equal).
-    private func same(long offset: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
-        longIDs.withUnsafeBufferPointer { all in
-            Self.same(UnsafeBufferPointer(rebasing: all[offset..<offset + id.count]), id)
-        }
+    /// Whether the id with this number is `id` (lengths already equal).
+    private func same(long number: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {
+        ids[number].utf8.withContiguousStorageIfAvailable { Self.same($0, id) }
+            ?? Array(ids[number].utf8).withUnsafeBufferPointer { Self.same($0, id) }
     }
 
     /// The first 16 bytes as two words, first byte lowest, zero past the end (only an id of at

@@ -9,6 +9,8 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     private var sweep = 0
     private var slotHorizons: [Int64?] = []
     private var slotHorizonsGeneration = -1
+    /// Devices a step of `forgetFirings` left with no state, reused.
+    private var emptied: [UInt32] = []
 
     public init() {}
 
@@ -18,6 +20,12 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     /// Entries kept.
     public var count: Int { firings.count }
+
+    /// Devices with state held (a device whose state is all forgotten is forgotten too).
+    public var deviceCount: Int { devices.count }
+
+    /// Device numbers given out so far, held or free (the size of the tables by number).
+    var numberedDevices: Int { devices.ids.count }
 
     public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         guard let d = devices.number(device), let c = campaignSlots[campaign] else { return nil }
@@ -48,7 +56,9 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     private mutating func add(device: String) -> UInt32 {
         let slot = firings.addDevice()
         let number = devices.add(device)
-        assert(number == Int(slot))
+        // Both give out the same number: the last removed (`forgetFirings` removes
+        // from both in the same order), else the next new one.
+        precondition(number == Int(slot), "the device table and the firings disagree on a device number")
         return slot
     }
 
@@ -94,17 +104,23 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         firings.set(device: device, campaign: campaign, time: time.milliseconds)
     }
 
-    /// A step of the sweep over devices. Devices stay known (their number is their key), with
-    /// an empty run once all their state is gone.
+    /// A step of the sweep over devices. A device whose state is all gone is forgotten too (its
+    /// id and run), and its number is the key of the next new device: keys given out before the
+    /// call must not be used after it (the engine keeps them for one batch only).
     public mutating func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
-        if firings.count == 0 { return 0 }
+        if firings.count == 0 && devices.count == 0 { return 0 }
         if slotHorizonsGeneration != expiry.generation || slotHorizons.count != campaigns.count {
             slotHorizons = campaigns.map { expiry.horizons[$0] }
             slotHorizonsGeneration = expiry.generation
         }
         let horizons = slotHorizons
-        let (next, dropped) = firings.forget(from: sweep, limit: limit) { campaign, time in
+        emptied.removeAll(keepingCapacity: true)
+        let (next, dropped) = firings.forget(from: sweep, limit: limit, emptied: &emptied) { campaign, time in
             expiry.isExpired(horizon: Int(campaign) < horizons.count ? horizons[Int(campaign)] : nil, time: time)
+        }
+        for device in emptied {
+            devices.remove(number: Int(device))
+            firings.removeDevice(device)
         }
         sweep = next
         return dropped

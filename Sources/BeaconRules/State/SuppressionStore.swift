@@ -36,8 +36,11 @@ public protocol SuppressionStore {
     /// for the caller to keep so the loads are not optimized away.
     func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64
     /// Drops state that `expiry` says can no longer change a decision, looking at no more than
-    /// `limit` entries (a sweep that goes on where the last call stopped, so that each call is a
-    /// short step). Returns how many entries it dropped. Keys given out stay valid.
+    /// `limit` entries (or devices, for a store that keeps a device's entries together: the
+    /// in-memory one) in a sweep that goes on where the last call stopped, so that each call is a
+    /// short step. Returns how many entries it dropped. A store may forget a device whose state
+    /// is all gone and give its key to a new device: keys given out before the call are not used
+    /// after it (the engine keeps a device's key for one batch; the pipeline forgets between).
     mutating func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int
 }
 

@@ -2,7 +2,8 @@
 import Testing
 
 /// `DeviceTable`: device ids numbered in first-seen order and found by their bytes, short ones
-/// compared as two words in the slot, long ones in a side buffer.
+/// compared as two words in the slot, long ones with the id kept by number; removed ids are gone
+/// and their numbers given again.
 @Suite("Device ids numbered by their bytes")
 struct DeviceTableTests {
     /// Ids of every length from 0 to 40 (both sides of 8 and 16 bytes), ids that are prefixes of
@@ -48,5 +49,31 @@ struct DeviceTableTests {
                 #expect(words.0 != low || words.1 != high, "length \(n), byte \(k)")
             }
         }
+    }
+
+    /// Removing ids (every third, then more) leaves every other id found under its number, in a
+    /// table full of probe runs; new ids take the removed numbers, the last removed first.
+    @Test func removedIdsAreGoneAndTheirNumbersGoToNewIds() {
+        var table = DeviceTable()
+        for id in Self.ids { _ = table.add(id) }
+        var removed: [Int] = []
+        for n in stride(from: 0, to: Self.ids.count, by: 3) {
+            table.remove(number: n)
+            removed.append(n)
+        }
+        #expect(table.count == Self.ids.count - removed.count)
+        for (n, id) in Self.ids.enumerated() {
+            #expect(table.number(id) == (n % 3 == 0 ? nil : n), "\(id)")
+        }
+        for (k, n) in removed.reversed().enumerated() {
+            #expect(table.add("new-\(k)") == n)
+        }
+        #expect(table.count == Self.ids.count)
+        for (k, _) in removed.enumerated() { #expect(table.number("new-\(k)") == removed[removed.count - 1 - k]) }
+        for (n, id) in Self.ids.enumerated() where n % 3 != 0 { #expect(table.number(id) == n, "\(id)") }
+        // Removing everything empties the table: nothing is found, and numbers start from the top.
+        for n in 0..<Self.ids.count { table.remove(number: n) }
+        #expect(table.count == 0)
+        for id in Self.ids { #expect(table.number(id) == nil) }
     }
 }

@@ -16,14 +16,36 @@ struct RetentionCommandTests {
         RetentionTests.response("r-1", to: "c1:d-1:e-1", at: 2 * 3_600_000),
     ]
 
+    /// Every duration option, each with a value that is not a duration: exit 2, naming the option.
+    static let badDurations = [
+        ("--response-window", "7 days", "expected"), ("--answer-retention", "0s", "expected a duration above zero"),
+        ("--suppression-lateness", "1 week", "expected"), ("--response-lateness", "1.5h", "expected"),
+    ]
+
     @Test(arguments: ["replay", "serve", "http"])
     func aBadDurationIsAUsageErrorNamingTheOption(command: String) throws {
-        let result = try CommandRunner.run([command, "--response-window", "7 days"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("'--response-window <duration>': \"7 days\" is not a duration: expected"))
-        let other = try CommandRunner.run([command, "--answer-retention", "0s"])
-        #expect(other.status == 2)
-        #expect(other.stderr.contains("'--answer-retention <duration>': \"0s\" is not a duration: expected a duration above zero"))
+        for (option, value, expected) in Self.badDurations {
+            let result = try CommandRunner.run([command, option, value])
+            #expect(result.status == 2, "\(command) \(option) \(value)")
+            #expect(result.stderr.contains("'\(option) <duration>': \"\(value)\" is not a duration: \(expected)"), "\(result.stderr)")
+        }
+    }
+
+    /// A response within its window (2h) that comes an hour and a half after an event three hours
+    /// later: with `--response-lateness 2h` its delivery is still held and it is taken; with
+    /// `30m` the commit of the later event forgot the delivery, and the response is refused.
+    @Test func theResponseLatenessDecidesHowFarBehindTheNewestEventAResponseIsTaken() async throws {
+        let folder = Self.campaigns()
+        for (lateness, taken) in [("2h", true), ("30m", false)] {
+            let server = try await ServerProcess.start(["--campaigns", folder, "--response-window", "2h", "--response-lateness", lateness])
+            let events = try await LineClient.exchange(port: server.port, lines: [
+                RetentionTests.enter("e-1", at: 0), RetentionTests.enter("e-2", device: "d-2", at: 3 * 3_600_000),
+            ])
+            let response = try await LineClient.exchange(port: server.port, lines: [RetentionTests.response("r-1", to: "c1:d-1:e-1", at: 90 * 60_000)])
+            await server.stop()
+            #expect(events.allSatisfy { $0.contains("\"ok\":true") }, "\(events)")
+            #expect(response.first?.contains("\"ok\":true") == taken, "--response-lateness \(lateness): \(response)")
+        }
     }
 
     /// With one engine and with the devices shared out over two (`--jobs 2`).

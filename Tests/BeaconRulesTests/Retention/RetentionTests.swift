@@ -133,6 +133,40 @@ struct RetentionTests {
         #expect(pipeline.engine.engine.store.count == 0)
     }
 
+    /// A soak in small: 30,000 devices seen once each, a second apart, state forgotten a step
+    /// after every batch as a server does. The devices held follow the devices with state (those
+    /// of the last hour, the lateness, and the sweep's lag), not every device ever seen, and go to
+    /// one when the stream moves on; their numbers are given again, so the table stops growing.
+    @Test func devicesAreForgottenWithTheirLastStateAndTheirNumbersGivenAgain() throws {
+        let pipeline = Self.pipeline(CampaignSet(try Harness.campaigns(Self.suppressed)), store: InMemorySuppressionStore(), log: NoAnswerLog(), retention: Self.hourLate)
+        let devices = 30_000
+        var largest = 0
+        for chunk in stride(from: 0, to: devices, by: 1_000) {
+            let lines = (chunk..<chunk + 1_000).map { Self.enter("e-\($0)", device: "soak-device-\($0)", at: Int64($0) * 1_000) }
+            try Self.feed(lines, into: pipeline) {
+                try pipeline.forgetExpired()
+                largest = max(largest, pipeline.engine.engine.store.deviceCount)
+            }
+        }
+        let store = pipeline.engine.engine.store
+        #expect(store.count == store.deviceCount, "one entry a device")
+        // An hour of devices (3,600) plus the sweep's lag (it looks at two devices a line, so a
+        // device waits up to half a round of the table): under twice that, never all 30,000.
+        #expect(largest < 12_000, "\(largest) devices held at most")
+        // A batch's new devices come before its step frees any: a batch more, at most.
+        #expect(store.numberedDevices <= largest + Pipeline<InMemorySuppressionStore, NoAnswerLog>.batchSize, "numbers are given again, not new ones")
+        #expect(pipeline.output.outcomes.allSatisfy { if case .accepted(_, let records) = $0 { !records.isEmpty } else { false } })
+
+        // Two days later, one event: every other device's state is past, and so is the device.
+        try Self.feed([Self.enter("late", device: "soak-device-0", at: Int64(devices) * 1_000 + 2 * Retention.day)], into: pipeline)
+        // `.max` sweeps from where the last step stopped to the end; the second call from the start.
+        try pipeline.forgetExpired(limit: .max)
+        try pipeline.forgetExpired(limit: .max)
+        #expect(pipeline.engine.engine.store.deviceCount == 1)
+        #expect(pipeline.engine.engine.store.lastFiring(device: "soak-device-0", campaign: CampaignID(canonical: "c1")) != nil)
+        #expect(pipeline.engine.engine.store.lastFiring(device: "soak-device-1", campaign: CampaignID(canonical: "c1")) == nil)
+    }
+
     static func enter(_ id: String, device: String = "d-1", at ms: Int64) -> String {
         #"{"id":"\#(id)","device":"\#(device)","type":"enter","beacon":"\#(LinePipelineTests.pid)","time":\#(1_780_000_000_000 + ms)}"#
     }

@@ -45,6 +45,45 @@ struct WALCheckpointerTests {
         #expect(reopened.answer(event: "e-299")?.count == 3000)
     }
 
+    /// `checkpointsInCommits` (serve's hidden `--checkpoints-in-commits`, for the benchmark) leaves
+    /// the checkpoints to SQLite, inside the commits: no checkpointer, SQLite's own threshold.
+    @Test func theBenchmarksOptionLeavesCheckpointsToSQLiteInsideTheCommits() throws {
+        var options = SQLiteStateStore.Options()
+        options.checkpointsInCommits = true
+        let store = try SQLiteStateStore(path: path, options: options)
+        defer { store.close() }
+        #expect(store.checkpointer == nil)
+        #expect(try store.db.integer("PRAGMA wal_autocheckpoint") == 1000)
+        try commit(store, 1) {}
+        #expect(try #require(store.walActivity).bytesWritten > 0)
+        let usual = try SQLiteStateStore(path: path + "-2")
+        defer { usual.close() }
+        #expect(usual.checkpointer != nil)
+    }
+
+    /// A checkpoint that fails is counted with its reason (for the metrics and the log), the
+    /// commits go on, and once checkpoints run again they are counted as done.
+    @Test func aFailedCheckpointIsCountedWithItsReasonAndTheCommitsGoOn() throws {
+        let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000)
+        defer { store.close() }
+        store.failCheckpoints(with: StoreError(path: path, message: "disk I/O error"))
+        try commit(store, 60) { store.checkpointer?.waitUntilIdle() }
+        let failing = try #require(store.walActivity)
+        #expect(failing.failedCheckpoints > 0)
+        #expect(failing.checkpoints == 0)
+        #expect(failing.lastFailure?.message == "disk I/O error")
+        // Each commit wrote its answer's page (3,000 bytes) and more to the WAL.
+        #expect(failing.bytesWritten >= 60 * 4096)
+        #expect(store.heldAnswers == 60)
+
+        store.failCheckpoints(with: nil)
+        try commit(store, 60, from: 60) { store.checkpointer?.waitUntilIdle() }
+        let running = try #require(store.walActivity)
+        #expect(running.checkpoints > 0)
+        #expect(running.failedCheckpoints == failing.failedCheckpoints)
+        #expect(running.bytesWritten > failing.bytesWritten)
+    }
+
     @Test func theWALStaysBoundedWhenTheCheckpointerFallsBehind() throws {
         let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 64)
         defer { store.close() }
