@@ -50,7 +50,7 @@ found=$(find "${folders[@]}" -name '*.swift' | sort | xargs awk '
             if (RLENGTH == protocolIndent + 4) { sub(/^[[:space:]]+/, "", line); print FILENAME ":" FNR ": " line }
         }
         # What the next declaration sees above it: the last line that is not an attribute.
-        if ($0 !~ /^[[:space:]]*@[A-Za-z_]+(\([^)]*\))?[[:space:]]*$/) kept = $0
+        if ($0 !~ /^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]*)+$/) kept = $0
     }')
 if [[ $list -eq 1 && -n "$found" ]]; then echo "$found"; fi
 if [[ -z "$found" ]]; then echo 0; else echo "$found" | wc -l; fi

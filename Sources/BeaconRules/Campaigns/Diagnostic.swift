@@ -23,10 +23,13 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 
 /// Campaigns or locales that do not load: every error found, in file order.
 public struct CampaignLoadError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found, errors and warnings, in file order.
     public var diagnostics: [Diagnostic]
 
+    /// An error that reports these problems.
     public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 
+    /// The errors, one per line, as `beaconrules` prints them (warnings left out).
     public var description: String {
         diagnostics.filter { $0.severity == .error }.map(\.description).joined(separator: "\n")
     }

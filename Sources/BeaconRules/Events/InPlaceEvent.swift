@@ -10,8 +10,11 @@ import Synchronization
 public struct InPlaceEvent {
     package var id: UnsafeBufferPointer<UInt8>
     package var device: UnsafeBufferPointer<UInt8>
+    /// Enter or exit.
     public var kind: EventKind
+    /// The beacon the event is at.
     public var beacon: BeaconID
+    /// The event time, which every rule is decided by.
     public var time: Timestamp
     /// nil when the event names no locale.
     package var locale: UnsafeBufferPointer<UInt8>?
@@ -35,6 +38,7 @@ public struct InPlaceEvent {
         BeaconEvent(id: "", device: "", kind: kind, beacon: beacon, time: time, locale: locale.map(Self.text))
     }
 
+    /// The device's locale as a `String`, nil when the event names none.
     public var localeText: String? { locale.map(Self.text) }
 
     /// Runs `body` on `event` read in place (its strings' own bytes, or a copy of them on the stack).
@@ -115,7 +119,9 @@ public struct InPlaceEventBatch: ~Copyable {
 
     deinit { storage.deallocate() }
 
+    /// How many events the batch holds.
     public var count: Int { parts.count }
+    /// Whether the batch holds no event.
     public var isEmpty: Bool { parts.isEmpty }
     /// Bytes of strings (lines) held, at most `byteLimit`.
     public var byteCount: Int { used }

@@ -16,6 +16,8 @@ extension LinePipeline {
     /// those (the costliest to look at in the state file: 4% of `serve --state`'s time at 256 a
     /// commit) looks at one a line.
     public static var forgettingStep: Int { 32 }
+    /// Entries `settle` looks at per line applied since the last, on top of `forgettingStep`:
+    /// forgetting keeps pace with what the lines add.
     public static var forgettingPerLine: Int { 4 }
 
     /// Forgets answers older than the answer retention (wall clock), suppression state that can no

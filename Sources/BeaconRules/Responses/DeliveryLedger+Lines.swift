@@ -5,10 +5,12 @@
 extension DeliveryLedger {
     /// One saved line: `key` orders lines so that a delivery comes before the lines naming it.
     public struct Line: Sendable, Equatable {
+        /// Where the line is saved; lines load in `key` order.
         public var key: String
         /// Empty: the line is gone (its delivery was forgotten, SPEC section 5), and a store
         /// deletes what it saved under `key`.
         public var json: [UInt8]
+        /// Whether the line deletes what was saved under `key`.
         public var isRemoval: Bool { json.isEmpty }
     }
 
@@ -152,7 +154,10 @@ extension DeliveryLedger {
 
 /// A saved ledger line that can not be read back.
 public struct LedgerLineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong with the line, and what was expected.
     public var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -9,11 +9,13 @@ public struct ResponseError: Error, Sendable, Equatable, CustomStringConvertible
     /// What was wrong and what was expected, for a person.
     public var message: String
 
+    /// An error of `kind` with its message.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 

@@ -10,8 +10,10 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     private var slotHorizons: [Int64?] = []
     private var slotHorizonsGeneration = -1
 
+    /// An empty store.
     public init() {}
 
+    /// A store holding these firings (as another store listed them).
     public init(entries: some Sequence<FiringEntry>) {
         for entry in entries { recordFiring(device: entry.device, campaign: entry.campaign, at: entry.time) }
     }
@@ -19,27 +21,33 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     /// Entries kept.
     public var count: Int { firings.count }
 
+    /// Looks the device and campaign up by name; nil for either unknown.
     public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         guard let d = devices.number(device), let c = campaignSlots[campaign] else { return nil }
         return lastFiring(UInt32(d), c)
     }
 
+    /// Numbers the device and campaign when new, then records the firing.
     public mutating func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         recordFiring(key(device: device), key(campaign: campaign), at: time)
     }
 
+    /// The device's number, nil when the store has no state for it.
     public func existingKey(device: String) -> UInt32? { devices.number(device).map(UInt32.init) }
 
+    /// The device's number; a new device gets the next one.
     public mutating func key(device: String) -> UInt32 {
         if let slot = devices.number(device) { return UInt32(slot) }
         return add(device: device)
     }
 
+    /// The number of the device with these UTF-8 bytes, found without making a `String`.
     @inline(__always)
     public func existingKey(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
         devices.find(utf8: bytes, hash: String.fastHash(utf8: bytes)).map { UInt32($0) }
     }
 
+    /// The number of the device with these bytes; a `String` is made only for a new device.
     public mutating func key(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         if let slot = existingKey(deviceUTF8: bytes) { return slot }
         return add(device: InPlaceEvent.text(bytes))
@@ -52,6 +60,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         return slot
     }
 
+    /// The campaign's slot, numbered when first asked.
     public mutating func key(campaign: CampaignID) -> UInt32 {
         if let slot = campaignSlots[campaign] { return slot }
         let slot = UInt32(campaigns.count)
@@ -79,6 +88,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         }
     }
 
+    /// The last firing in the device's run, nil when none is kept.
     @inline(__always)
     public func lastFiring(_ device: UInt32, _ campaign: UInt32) -> Timestamp? {
         firings.value(device: device, campaign: campaign).map(Timestamp.init(milliseconds:))
@@ -89,6 +99,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         firings.values(device: device, campaigns: campaigns, into: times)
     }
 
+    /// Sets the entry in the device's run (12 bytes: campaign slot and time).
     @inline(__always)
     public mutating func recordFiring(_ device: UInt32, _ campaign: UInt32, at time: Timestamp) {
         firings.set(device: device, campaign: campaign, time: time.milliseconds)

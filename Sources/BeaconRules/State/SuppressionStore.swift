@@ -5,7 +5,10 @@
 /// hot path also picks its own `DeviceKey` and `CampaignKey` (the in-memory store uses dense
 /// integers), so the engine resolves the device once per event and each campaign once at load.
 public protocol SuppressionStore {
+    /// How the store names a device on the hot path: the id by default, a dense number in the
+    /// in-memory store.
     associatedtype DeviceKey = String
+    /// How the store names a campaign on the hot path, resolved once per load.
     associatedtype CampaignKey = CampaignID
 
     /// The event time of the last firing of `campaign` for `device`, nil if it never fired.
@@ -24,7 +27,9 @@ public protocol SuppressionStore {
     mutating func key(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey
     /// The key of a campaign (asked once per campaign when the engine is built).
     mutating func key(campaign: CampaignID) -> CampaignKey
+    /// `lastFiring(device:campaign:)` by keys.
     func lastFiring(_ device: DeviceKey, _ campaign: CampaignKey) -> Timestamp?
+    /// `recordFiring(device:campaign:at:)` by keys.
     mutating func recordFiring(_ device: DeviceKey, _ campaign: CampaignKey, at time: Timestamp)
     /// `lastFiring` (in ms) of `device` for each of `campaigns`, into `times` (as many): the
     /// engine asks once per event for all its candidates, so a store reads the device's state once.
@@ -58,16 +63,22 @@ extension SuppressionStore {
         existingKey(device: InPlaceEvent.text(deviceUTF8))
     }
 
+    /// Through a `String`, as `existingKey(deviceUTF8:)`.
     public mutating func key(deviceUTF8: UnsafeBufferPointer<UInt8>) -> DeviceKey {
         key(device: InPlaceEvent.text(deviceUTF8))
     }
 }
 
 extension SuppressionStore where DeviceKey == String, CampaignKey == CampaignID {
+    /// A store keyed by strings: the device id is its key.
     public func existingKey(device: String) -> String? { device }
+    /// The device id is its key.
     public mutating func key(device: String) -> String { device }
+    /// The campaign id is its key.
     public mutating func key(campaign: CampaignID) -> CampaignID { campaign }
+    /// The string-keyed `lastFiring(device:campaign:)`.
     public func lastFiring(_ device: String, _ campaign: CampaignID) -> Timestamp? { lastFiring(device: device, campaign: campaign) }
+    /// The string-keyed `recordFiring(device:campaign:at:)`.
     public mutating func recordFiring(_ device: String, _ campaign: CampaignID, at time: Timestamp) {
         recordFiring(device: device, campaign: campaign, at: time)
     }
@@ -75,10 +86,14 @@ extension SuppressionStore where DeviceKey == String, CampaignKey == CampaignID 
 
 /// One remembered firing, as stores list and persist them.
 public struct FiringEntry: Sendable, Equatable {
+    /// The device the campaign fired for.
     public var device: String
+    /// The campaign that fired.
     public var campaign: CampaignID
+    /// The event time of its last firing.
     public var time: Timestamp
 
+    /// A firing of `campaign` for `device` at `time`.
     public init(device: String, campaign: CampaignID, time: Timestamp) {
         self.device = device
         self.campaign = campaign
