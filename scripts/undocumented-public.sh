@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Lists the public declarations that have no doc comment of their own, and counts them: a line
-# that declares something `public` (or `open`) whose nearest line above, past attributes
-# (`@inlinable`, `@_specialize(...)`, ...), is not a `///` comment. Witnesses of a documented
-# protocol requirement count too (DocC would show the requirement's text, not what this type does).
-# The cases of a public enum and the requirements of a public protocol count as public declarations (one line may declare several). `public
-# import` lines are not declarations. Run by hand: scripts/undocumented-public.sh [--list]
-# [folder...] (default: the two library products' sources, Sources/BeaconRules and
-# Sources/BeaconRulesService).
+# Lists the public declarations that have no doc comment of their own, and counts them (one per
+# line): a line that declares something `public` (or `open`) whose nearest line above, past
+# attributes (`@inlinable`, `@_specialize(...)`, ...), is not a `///` comment; a case of a public
+# enum and a requirement of a public protocol likewise (a line `case a, b` counts once); a public
+# enum written on one line with its cases. Witnesses of a documented protocol requirement count
+# too (DocC would show the requirement's text, not what this type does). `public import` lines are
+# not declarations. What DocC synthesizes (`!=`, `hashValue`, `init(rawValue:)`) has no line and
+# is not counted. Run by hand: scripts/undocumented-public.sh [--list] [folder...] (default: the
+# two library products' sources, Sources/BeaconRules and Sources/BeaconRulesService).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 list=0
@@ -48,6 +49,10 @@ found=$(find "${folders[@]}" -name '*.swift' | sort | xargs awk '
             && kept !~ /^[[:space:]]*\/\/\//) {
             match(line, /^[[:space:]]*/)
             if (RLENGTH == protocolIndent + 4) { sub(/^[[:space:]]+/, "", line); print FILENAME ":" FNR ": " line }
+        }
+        # A public enum written on one line (`{ case a, b }`): its cases have no comment.
+        if (line ~ /(public|open)[[:space:]]+enum[[:space:]].*\{[[:space:]]*case[[:space:]]/) {
+            sub(/^[[:space:]]+/, "", line); print FILENAME ":" FNR ": " line
         }
         # What the next declaration sees above it: the last line that is not an attribute.
         if ($0 !~ /^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]*)+$/) kept = $0

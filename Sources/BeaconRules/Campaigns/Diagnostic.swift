@@ -1,7 +1,12 @@
 /// A problem found while loading or checking campaigns and locales.
 public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     /// An error stops the file (or the campaign) from loading; a warning does not.
-    public enum Severity: String, Sendable { case error, warning }
+    public enum Severity: String, Sendable {
+        /// The file (or the campaign) does not load.
+        case error
+        /// It loads; the warning says what may not do what was meant.
+        case warning
+    }
 
     /// Whether the problem stops loading.
     public var severity: Severity
