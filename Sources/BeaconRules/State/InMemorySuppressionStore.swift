@@ -1,6 +1,6 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
 /// (device, campaign) entry is 12 bytes (campaign and time side by side) in its device's run (`DeviceFirings`).
-public struct InMemorySuppressionStore: SuppressionStore, Sendable {
+public struct InMemorySuppressionStore: SuppressionStore, PrefetchingSuppressionStore, Sendable {
     private var devices = DeviceTable()
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
@@ -71,7 +71,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     /// The devices' table slots, then their runs, then their first and last entries: each stage
     /// a tight loop of independent loads.
-    public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [UInt32?]) -> UInt64 {
+    package func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [UInt32?]) -> UInt64 {
         let n = events.count
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { numbers in

@@ -34,12 +34,6 @@ public protocol SuppressionStore {
     /// `lastFiring` (in ms) of `device` for each of `campaigns`, into `times` (as many): the
     /// engine asks once per event for all its candidates, so a store reads the device's state once.
     func lastFirings(_ device: DeviceKey, _ campaigns: UnsafeBufferPointer<CampaignKey>, into times: UnsafeMutablePointer<Int64?>)
-    /// Loads (changing nothing) what looking up the devices of `events` will read, so that the
-    /// batch's cache misses overlap (`RulesEngine.prefetch`), and sets `keys[i]` to the key of
-    /// event i's device when the store knows it already (`keys` has one nil per event; a store
-    /// may leave them nil). A key given stays the device's key. Returns a word of what it read,
-    /// for the caller to keep so the loads are not optimized away.
-    func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64
     /// Drops state that `expiry` says can no longer change a decision, looking at no more than
     /// `limit` entries (a sweep that goes on where the last call stopped, so that each call is a
     /// short step). Returns how many entries it dropped. Keys given out stay valid.
@@ -49,9 +43,6 @@ public protocol SuppressionStore {
 extension SuppressionStore {
     /// A store that does not say how to forget keeps everything.
     public mutating func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int { 0 }
-
-    /// Stores that keep nothing in memory prefetch nothing.
-    public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [DeviceKey?]) -> UInt64 { 0 }
 
     /// One `lastFiring` per campaign.
     public func lastFirings(_ device: DeviceKey, _ campaigns: UnsafeBufferPointer<CampaignKey>, into times: UnsafeMutablePointer<Int64?>) {
