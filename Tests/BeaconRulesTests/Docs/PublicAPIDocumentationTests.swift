@@ -8,16 +8,9 @@ import Testing
 @Suite("public API: every declaration documented")
 struct PublicAPIDocumentationTests {
     @Test func noPublicDeclarationOfTheLibraryProductsLacksADocComment() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Paths.repo("scripts/undocumented-public.sh"), "--list"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(text == "0\n", "public declarations without a doc comment:\n\(text)")
+        let result = try Self.script(["--list"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "0\n", "public declarations without a doc comment:\n\(result.stdout)")
     }
 
     /// The script finds what it is for: a public member, a public enum's case and a public
@@ -49,15 +42,13 @@ struct PublicAPIDocumentationTests {
             case notPublic
         }
         """.write(toFile: folder + "/Sample.swift", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Paths.repo("scripts/undocumented-public.sh"), "--list", folder]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = try Self.script(["--list", folder]).stdout
             .split(separator: "\n").map { $0.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? "" }
-        process.waitUntilExit()
         #expect(lines == ["public var bare: Int", "public init() { kept = 0; bare = 0 }", "case two, three", "func plain()", "4"])
+    }
+
+    /// `scripts/undocumented-public.sh` with these arguments.
+    static func script(_ arguments: [String]) throws -> CommandResult {
+        try CommandRunner.run([Paths.repo("scripts/undocumented-public.sh")] + arguments, executable: "/bin/bash")
     }
 }
