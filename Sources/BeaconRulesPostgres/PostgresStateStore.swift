@@ -16,7 +16,7 @@ import PostgresNIO
 /// lock (presence on the clock, `replay`) is locked and loaded when first read.
 ///
 /// Not `Sendable`: one owner makes every call, blocking on each query (never on an event loop).
-public final class PostgresStateStore: SuppressionStore {
+public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionStore {
     public let location: PostgresLocation
     let session: PostgresSession
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
@@ -175,7 +175,7 @@ public final class PostgresStateStore: SuppressionStore {
 
     /// The engine's batch (`replay`, and any batch the transaction did not lock up front): its
     /// devices locked and loaded and its ids' answers read in one go.
-    public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [String?]) -> UInt64 {
+    package func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [String?]) -> UInt64 {
         if failure != nil { return 0 }
         var batch: [String] = [], ids: [String] = []
         for i in 0..<events.count {

@@ -23,10 +23,12 @@ extension BeaconEvent: Codable {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
+    /// Encodes the event as SPEC section 1's object (`json`).
     public func encode(to encoder: any Encoder) throws {
         try CodableJSON(JSONParser.parse(json)).encode(to: encoder)
     }
 
+    /// Decodes SPEC section 1's object, with the same checks and messages as `replay`.
     public init(from decoder: any Decoder) throws {
         guard case .beacon(let event) = try parsedInput(from: decoder) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected a beacon event (SPEC section 1), found a response or a sighting"))
@@ -51,10 +53,12 @@ extension ResponseEvent: Codable {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
+    /// Encodes the response as SPEC section 8's object (`json`).
     public func encode(to encoder: any Encoder) throws {
         try CodableJSON(JSONParser.parse(json)).encode(to: encoder)
     }
 
+    /// Decodes SPEC section 8's object, with the same checks and messages as `replay`.
     public init(from decoder: any Decoder) throws {
         guard case .response(let response) = try parsedInput(from: decoder) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected a response (SPEC section 8)"))

@@ -2,11 +2,14 @@ public import BeaconRules
 
 /// Why one campaign fires for an event or not: `beaconrules explain`'s line for it.
 public struct Explanation: Sendable {
+    /// The campaign decided on.
     public var campaign: Campaign
+    /// Whether it fires, or the first rule that stopped it.
     public var verdict: Verdict
     /// The language the record would be in, when it fires.
     public var language: String?
 
+    /// One campaign's line of an explanation.
     public init(campaign: Campaign, verdict: Verdict, language: String?) {
         self.campaign = campaign
         self.verdict = verdict

@@ -9,7 +9,10 @@ public enum LineOutcome: Sendable, Hashable {
 /// A line that is not input, or a response the ledger cannot take: `message` says where and
 /// what was expected, as `replay` says it.
 public struct LineRejected: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Where (`SOURCE:LINE`, column) and what was expected, as `replay` writes it.
     public var message: String
+    /// A rejection with this message.
     public init(message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -13,8 +13,11 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
     public let id: String
     /// `notification` or `silent`.
     public let kind: String
+    /// The campaign's `eid` as written.
     public let campaign: String
+    /// The device the record is for.
     public let device: String
+    /// The id of the event that fired it.
     public let event: String
     /// RFC 3339, UTC.
     public let fireDate: String
@@ -38,15 +41,21 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         bytes.split(separator: 0x0A).compactMap { try? Record(json: String(decoding: $0, as: UTF8.self)) }
     }
 
+    /// The record's JSON (`json`).
     public var description: String { json }
 
+    /// Records are equal when their JSON is byte for byte.
     public static func == (a: Record, b: Record) -> Bool { a.json == b.json }
+    /// Hashes the JSON, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(json) }
 
+    /// Encodes the record's object (its fields in the encoder's own key order: `json` keeps the
+    /// SPEC's).
     public func encode(to encoder: any Encoder) throws {
         try CodableJSON(value).encode(to: encoder)
     }
 
+    /// Decodes a record's object and checks it as `init(json:)` does.
     public init(from decoder: any Decoder) throws {
         var w = JSONWriter(capacity: 1024)
         w.value(try CodableJSON(from: decoder).value)

@@ -5,7 +5,9 @@ import Foundation
 
 /// Campaigns and locales as loaded, with every warning found on the way.
 public struct RulesCatalog: Sendable {
+    /// The campaigns loaded, in load order.
     public var campaigns: CampaignSet
+    /// The `Locales/` tables loaded.
     public var locales: LocaleTable
     /// Warnings (errors stop the load), as the CLI prints them: `FILE:LINE:COLUMN: warning: ...`.
     public var warnings: [Diagnostic]

@@ -22,6 +22,8 @@ public struct BeaconID: Sendable, Hashable, CustomStringConvertible {
         self = id
     }
 
+    /// Reads a 42-character pid (32 hex digits, then major and minor as 5 decimal digits each) from
+    /// its UTF-8 bytes, with no `String` made; nil when the bytes are not one.
     @inlinable
     public init?(pidBytes b: UnsafeBufferPointer<UInt8>) {
         guard b.count == 42, let uuid = ProximityUUID(hex32: UnsafeBufferPointer(rebasing: b[0..<32])) else { return nil }

@@ -30,6 +30,8 @@ public enum BeaconPattern: Sendable, Equatable {
         self = pattern
     }
 
+    /// Whether an event on `beacon` is one this entry lists: the same pid, or any major and minor
+    /// of the UUID. A geofence matches no beacon.
     public func matches(_ beacon: BeaconID) -> Bool {
         switch self {
         case .exact(let id): id == beacon

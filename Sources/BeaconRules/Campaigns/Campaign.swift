@@ -113,14 +113,21 @@ public struct CampaignID: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
     }
 
+    /// The canonical form: lower-cased, dashes dropped.
     public var description: String { canonical }
 
+    /// Orders ids by their canonical text (listings such as `report`'s are sorted so).
     public static func < (a: CampaignID, b: CampaignID) -> Bool { a.canonical < b.canonical }
 }
 
 /// Which beacon transitions a campaign answers.
 public enum Trigger: Sendable, Equatable {
-    case enter, exit, enterExit
+    /// Only when the device comes into range (`trigger: 1`).
+    case enter
+    /// Only when the device leaves (`trigger: 2`).
+    case exit
+    /// Both (`trigger: 3`, the default).
+    case enterExit
 
     /// Whether an event of `kind` is one this trigger answers.
     public func matches(_ kind: EventKind) -> Bool {
@@ -143,7 +150,10 @@ public enum Trigger: Sendable, Equatable {
 
 /// The kind of a beacon event.
 public enum EventKind: Sendable, Equatable {
-    case enter, exit
+    /// The device came into the beacon's range.
+    case enter
+    /// The device left it.
+    case exit
 
     /// The kind as events and records write it.
     public var name: String { self == .enter ? "enter" : "exit" }
@@ -151,7 +161,14 @@ public enum EventKind: Sendable, Equatable {
 
 /// What a record asks the app to do.
 public enum ActionType: Int, Sendable, Equatable {
-    case notification = 1, website = 2, inApp = 3, silent = 4
+    /// `type: 1`: a notification the device shows.
+    case notification = 1
+    /// `type: 2`: a web page the app opens.
+    case website = 2
+    /// `type: 3`: content shown inside the app.
+    case inApp = 3
+    /// `type: 4`: data for the app, nothing shown (records of kind `silent`).
+    case silent = 4
 
     /// The record's `actionType` text.
     public var name: String {
@@ -177,6 +194,7 @@ public struct Timeframe: Sendable, Equatable {
         self.end = end
     }
 
+    /// Whether `t` is inside the window: at or after `start`, before `end`.
     @inlinable
     public func contains(_ t: Timestamp) -> Bool {
         (start.map { $0 <= t } ?? true) && (end.map { t < $0 } ?? true)
@@ -229,6 +247,7 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
         self.column = column
     }
 
+    /// `FILE:LINE:COLUMN`, leaving out what is not known, as compilers print a place.
     public var description: String {
         var text = file
         if line > 0 { text += ":\(line)" }

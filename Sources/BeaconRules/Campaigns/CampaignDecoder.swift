@@ -1,12 +1,16 @@
 /// Reads the Sensorberg campaign format in its three shapes (layout, array of actions, one action)
 /// and collects every problem with its file and line instead of stopping at the first.
 public struct CampaignDecoder {
+    /// The file name diagnostics and campaigns' `location` give.
     public let file: String
+    /// Every problem found so far, errors and warnings, in the order met.
     public private(set) var diagnostics: [Diagnostic] = []
     /// Errors among `diagnostics`, counted as they are added: each action compares it before and
     /// after, and filtering the whole list instead made a file of many warnings quadratic.
     private var errorCount = 0
 
+    /// A decoder for the campaigns of `file` (only named in diagnostics: the decoder reads no
+    /// file).
     public init(file: String) { self.file = file }
 
     /// Decodes a parsed document. Errors land in `diagnostics`; campaigns with errors are left out.

@@ -1,6 +1,8 @@
 /// Campaigns in load order, indexed by beacon once so that an event never scans them all, and
 /// compiled into flat rules for the hot path.
 public struct CampaignSet: Sendable {
+    /// The campaigns in load order, which is the order ties between actions of one eid are decided
+    /// in.
     public let campaigns: [Campaign]
     /// Exact pids, numbered; the campaigns (load order) that list pid n are
     /// `exactCampaigns[exactStarts[n]..<exactStarts[n + 1]]`.
@@ -25,6 +27,7 @@ public struct CampaignSet: Sendable {
     /// Campaigns that never read it neither look it up nor write it.
     let keepsState: [Bool]
 
+    /// Indexes `campaigns` by beacon and compiles their rules: once per load, never per event.
     public init(_ campaigns: [Campaign]) {
         self.campaigns = campaigns
         // Exact pids are numbered as they come and listed as (pid, campaign) pairs, then grouped by
@@ -86,6 +89,7 @@ public struct CampaignSet: Sendable {
         keepsState = keeps
     }
 
+    /// How many campaigns (actions) are loaded.
     public var count: Int { campaigns.count }
 
     /// Whether any campaign waits for a dwell (then the presence layer must track given streams).

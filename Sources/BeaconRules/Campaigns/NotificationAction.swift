@@ -1,7 +1,24 @@
 /// The type of an action a notification or one of its buttons runs, as the Acoustic/IBM MCE SDKs
 /// name them; any other name is a custom type that a host application handles.
 public enum ActionKind: Sendable, Hashable, CustomStringConvertible {
-    case url, dial, openApp, share, snooze, calendar, passbook, displayWebView, rich
+    /// Opens the URL in the value.
+    case url
+    /// Calls the phone number in the value.
+    case dial
+    /// Opens the app (no value).
+    case openApp
+    /// Opens the share sheet with the value's text.
+    case share
+    /// Shows the notification again after the value's minutes.
+    case snooze
+    /// Adds the value's calendar event.
+    case calendar
+    /// Adds the value's pass to Wallet.
+    case passbook
+    /// Shows the value's URL in a web view inside the app.
+    case displayWebView
+    /// Opens the inbox message whose id is the value.
+    case rich
     /// MCE's custom action for text entry fields: the button asks for text (its value gives the
     /// placeholder and the submit button's title); the text comes back in the response.
     case textInput
@@ -9,6 +26,8 @@ public enum ActionKind: Sendable, Hashable, CustomStringConvertible {
     case showActions
     /// The image Carousel plug-in: its images (https URLs, each with optional text).
     case carousel
+    /// A type of the host application's own, kept as written: a handler registered under its
+    /// name (`ActionRegistry`) runs it.
     case custom(String)
 
     /// Every predefined type, in the order the documentation lists them.
@@ -42,8 +61,10 @@ public enum ActionKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The type name, as `name`.
     public var description: String { name }
 
+    /// Whether the type is none of the predefined ones, so that a host application must handle it.
     public var isCustom: Bool { if case .custom = self { true } else { false } }
 
     /// The button flags MCE assumes when they are left out, exactly as its document says: "If the
@@ -60,10 +81,12 @@ public enum ActionKind: Sendable, Hashable, CustomStringConvertible {
 /// What an action does: its type and the value that type takes (a URL, a phone number, minutes,
 /// a calendar event object, ...), as the campaign gave it.
 public struct NotificationAction: Sendable, Equatable {
+    /// The action's type (`url`, `dial`, `snooze`, or a custom name).
     public var kind: ActionKind
     /// The value as written; nil when absent (`openApp` needs none).
     public var value: JSONValue?
 
+    /// An action of `kind` with the value the campaign gave it.
     public init(kind: ActionKind, value: JSONValue? = nil) {
         self.kind = kind
         self.value = value
@@ -92,11 +115,17 @@ public struct ActionButton: Sendable, Equatable {
     public var id: String
     /// The button title.
     public var name: String
+    /// What a click on the button runs.
     public var action: NotificationAction
+    /// iOS shows the button in red (`UNNotificationActionOptions.destructive`).
     public var destructive: Bool
+    /// iOS asks the user to unlock the device before the action runs.
     public var authentication: Bool
+    /// The click brings the app to the foreground.
     public var foreground: Bool
 
+    /// A button with every flag given (the decoder fills in MCE's defaults for `rich`, `dial` and
+    /// `url`).
     public init(id: String, name: String, action: NotificationAction, destructive: Bool, authentication: Bool, foreground: Bool) {
         self.id = id
         self.name = name
@@ -126,6 +155,7 @@ public struct CampaignActions: Sendable, Equatable {
     /// iOS shows at most four actions of a category; MCE refuses more.
     public static let maximumCategoryActions = 4
 
+    /// Extensions as given; `sound` and `badge` start nil (APNs defaults).
     public init(notificationAction: NotificationAction? = nil, categoryActions: [ActionButton] = [], categoryName: String? = nil, mediaAttachment: String? = nil) {
         self.notificationAction = notificationAction
         self.categoryActions = categoryActions

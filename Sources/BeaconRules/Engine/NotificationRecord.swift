@@ -1,7 +1,12 @@
 /// A scheduled local notification (or silent record) for one device, as SPEC section 3 writes it.
 public struct NotificationRecord: Sendable, Equatable {
     /// A notification the device shows, or a silent record (SPEC section 3).
-    public enum Kind: String, Sendable { case notification, silent }
+    public enum Kind: String, Sendable {
+        /// The device shows it (title, body, buttons).
+        case notification
+        /// Data for the app, nothing shown (a campaign of type 4, `silent`).
+        case silent
+    }
 
     /// Whether the device shows it.
     public var kind: Kind

@@ -21,13 +21,13 @@ extension RulesEngine {
     /// What it finds (each device's key, each beacon's number and run) is kept for
     /// `write(batch, at:)`.
     @_specialize(where Store == InMemorySuppressionStore)
-    public mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
+    @usableFromInline package mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
         let n = events.count
         var devices: [Store.DeviceKey?] = []
         swap(&devices, &prefetched.devices)
         devices.removeAll(keepingCapacity: true)
         devices.append(contentsOf: repeatElement(nil, count: n))
-        var sink = store.prefetch(devicesOf: events, keys: &devices)
+        var sink = store.prefetchDevices(of: events, keys: &devices)
         swap(&devices, &prefetched.devices)
         prefetched.beacons.removeAll(keepingCapacity: true)
         prefetched.beacons.append(contentsOf: repeatElement((number: -1, run: 0), count: n))

@@ -99,14 +99,14 @@ public struct RulesEngine<Store: SuppressionStore> {
     }
 
     /// `write` for an event read in place (`InPlaceEventBatch`): no `String` per field.
-    public mutating func write(_ event: InPlaceEvent, into writer: inout JSONWriter) {
+    package mutating func write(_ event: InPlaceEvent, into writer: inout JSONWriter) {
         write(event, knownDevice: nil, knownBeacon: nil, into: &writer)
     }
 
     /// `write` for the event at `i` of `batch`, starting from what `prefetch(batch)` found for it
     /// when that was this batch's last prefetch.
     @_specialize(where Store == InMemorySuppressionStore)
-    public mutating func write(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
+    @usableFromInline package mutating func write(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
         writePrefetched(batch, at: i, into: &writer)
     }
 

@@ -1,12 +1,20 @@
 /// What one campaign decides for one event: it fires with a `fireDate`, or the first rule that stopped it.
 public enum Verdict: Sendable, Equatable {
+    /// Every rule passes: the campaign fires, its record dated `fireDate` (the event time, plus
+    /// `delay` when given, or `deliverAt`).
     case fires(fireDate: Timestamp)
+    /// The campaign lists neither the beacon nor its proximity UUID.
     case beaconDoesNotMatch
+    /// The campaign answers only the other transition.
     case triggerMismatch(Trigger)
     /// Outside every timeframe; the next start after the event, if there is one.
     case outsideTimeframes(nextOpens: Timestamp?)
+    /// It fired for this device less than its suppression interval ago; it may fire again at
+    /// `until`.
     case suppressed(until: Timestamp)
+    /// It is once-only (`sendOnlyOnce` or `suppressionTime: 0`) and fired for this device already.
     case alreadySentOnce
+    /// Its `deliverAt` is before the event, so the record would be late.
     case deliverAtPassed(Timestamp)
     /// Another action with the same eid fires for this event; actions sharing an eid are one
     /// campaign and only the first that fires sends (SPEC section 2).

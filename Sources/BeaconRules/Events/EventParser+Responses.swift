@@ -25,6 +25,8 @@ extension EventParser {
         }
     }
 
+    /// Reads one input line of any kind (event, sighting or response); the error names the column
+    /// and what was expected.
     public static func parseInput(line: String, fallbackID: String) throws(EventError) -> InputLine {
         try withBytes(line) { bytes throws(EventError) in try parseInput(line: bytes, fallbackID: fallbackID) }
     }

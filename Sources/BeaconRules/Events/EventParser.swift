@@ -30,6 +30,8 @@ public enum EventParser {
         }
     }
 
+    /// Reads one beacon event line (SPEC section 1); `fallbackID` is the id of a line that has none
+    /// (`SOURCE:LINE`). The error says where and what was expected.
     public static func parse(line: String, fallbackID: String) throws(EventError) -> BeaconEvent {
         try withBytes(line) { bytes throws(EventError) in try parse(line: bytes, fallbackID: fallbackID) }
     }

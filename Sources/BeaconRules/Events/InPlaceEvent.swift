@@ -5,14 +5,18 @@ import Synchronization
 /// compares and copies the bytes, so no field of the line becomes a `String`.
 ///
 /// Its bytes belong to someone else (a batch, or `with`'s strings) and are valid only as long as
-/// the owner says: the pointers are `package`, and a user of the library reads the event through
-/// `event`, `kind`, `beacon`, `time` and `localeText`.
-public struct InPlaceEvent {
+/// the owner says. `package`, as the batch is: the line pipeline and the engine's batch path use
+/// them; a user of the library writes `BeaconEvent`s (`RulesEngine.write(_:into:)`), or lines
+/// through `LinePipeline`, which reads the usual layout in place for them.
+@usableFromInline package struct InPlaceEvent {
     package var id: UnsafeBufferPointer<UInt8>
     package var device: UnsafeBufferPointer<UInt8>
-    public var kind: EventKind
-    public var beacon: BeaconID
-    public var time: Timestamp
+    /// Enter or exit.
+    @usableFromInline package var kind: EventKind
+    /// The beacon the event is at.
+    @usableFromInline package var beacon: BeaconID
+    /// The event time, which every rule is decided by.
+    @usableFromInline package var time: Timestamp
     /// nil when the event names no locale.
     package var locale: UnsafeBufferPointer<UInt8>?
     /// The beacon's pid and the time as a record writes them, when the line had them so (the
@@ -25,7 +29,7 @@ public struct InPlaceEvent {
 
     /// The event with `String`s, for the paths that keep or show its fields (rare on the hot path:
     /// a record tail rendered for the first time).
-    public var event: BeaconEvent {
+    @usableFromInline package var event: BeaconEvent {
         BeaconEvent(id: Self.text(id), device: Self.text(device), kind: kind, beacon: beacon, time: time, locale: locale.map(Self.text))
     }
 
@@ -35,10 +39,11 @@ public struct InPlaceEvent {
         BeaconEvent(id: "", device: "", kind: kind, beacon: beacon, time: time, locale: locale.map(Self.text))
     }
 
-    public var localeText: String? { locale.map(Self.text) }
+    /// The device's locale as a `String`, nil when the event names none.
+    @usableFromInline package var localeText: String? { locale.map(Self.text) }
 
     /// Runs `body` on `event` read in place (its strings' own bytes, or a copy of them on the stack).
-    public static func with<R>(_ event: BeaconEvent, _ body: (InPlaceEvent) throws -> R) rethrows -> R {
+    @usableFromInline package static func with<R>(_ event: BeaconEvent, _ body: (InPlaceEvent) throws -> R) rethrows -> R {
         var id = event.id, device = event.device
         return try id.withUTF8 { id in
             try device.withUTF8 { device in
@@ -59,8 +64,9 @@ public struct InPlaceEvent {
 /// The events of a batch, their strings kept together in one buffer: lines in the usual layout
 /// read without a `String` per field (`appendUsualLayout`), or `BeaconEvent`s copied in. Events
 /// are handed out as `InPlaceEvent`s that point into the buffer, valid until the batch next
-/// changes.
-public struct InPlaceEventBatch: ~Copyable {
+/// changes. `package`: the public `SuppressionStore` does not name it, and the stores that read
+/// ahead for a batch adopt the package's `PrefetchingSuppressionStore`.
+@usableFromInline package struct InPlaceEventBatch: ~Copyable {
     /// Where an event's parts are: offsets into the buffer (a locale count of -1: no locale).
     private struct Parts {
         var id: Int32
@@ -89,7 +95,7 @@ public struct InPlaceEventBatch: ~Copyable {
     /// Unique to this batch's events since it was last emptied (a process-wide count): events are
     /// only appended after it, so (stamp, index) names one event. The engine uses it to know that
     /// what it prefetched for a batch is still about the same events.
-    public private(set) var stamp: UInt64
+    @usableFromInline package private(set) var stamp: UInt64
 
     private static let stamps = Atomic<UInt64>(0)
     private static func nextStamp() -> UInt64 { stamps.add(1, ordering: .relaxed).newValue }
@@ -97,10 +103,10 @@ public struct InPlaceEventBatch: ~Copyable {
     /// The most bytes of strings (lines) a batch holds: its offsets are 32-bit. An event or line
     /// that does not fit is not appended (`canHold`, `appendUsualLayout`); the caller writes it
     /// on its own (`RulesEngine.write(_: BeaconEvent, into:)`).
-    public let byteLimit: Int
+    @usableFromInline package let byteLimit: Int
 
     /// Room for `bytes` of strings (lines) before the buffer grows.
-    public init(bytes: Int = 1 << 13) {
+    @usableFromInline package init(bytes: Int = 1 << 13) {
         self.init(bytes: bytes, byteLimit: Int(Int32.max))
     }
 
@@ -115,19 +121,21 @@ public struct InPlaceEventBatch: ~Copyable {
 
     deinit { storage.deallocate() }
 
-    public var count: Int { parts.count }
-    public var isEmpty: Bool { parts.isEmpty }
+    /// How many events the batch holds.
+    @usableFromInline package var count: Int { parts.count }
+    /// Whether the batch holds no event.
+    @usableFromInline package var isEmpty: Bool { parts.isEmpty }
     /// Bytes of strings (lines) held, at most `byteLimit`.
-    public var byteCount: Int { used }
+    @usableFromInline package var byteCount: Int { used }
 
     /// Whether `event`'s strings fit in what is left of `byteLimit`.
-    public func canHold(_ event: BeaconEvent) -> Bool {
+    @usableFromInline package func canHold(_ event: BeaconEvent) -> Bool {
         let bytes = event.id.utf8.count + event.device.utf8.count + (event.locale?.utf8.count ?? 0)
         return bytes <= byteLimit - used
     }
 
     /// Forgets every event, keeping the buffer.
-    public mutating func removeAll() {
+    @usableFromInline package mutating func removeAll() {
         used = 0
         parts.removeAll(keepingCapacity: true)
         stamp = Self.nextStamp()
@@ -135,7 +143,7 @@ public struct InPlaceEventBatch: ~Copyable {
 
     /// The `i`th event appended, pointing into the batch's buffer.
     @inline(__always)
-    public subscript(i: Int) -> InPlaceEvent {
+    @usableFromInline package subscript(i: Int) -> InPlaceEvent {
         let p = parts[i]
         let base = UnsafePointer(storage)
         return InPlaceEvent(
@@ -151,7 +159,7 @@ public struct InPlaceEventBatch: ~Copyable {
     /// Appends the event of a line in the usual layout (`EventParser.scanUsualLayout`), keeping a
     /// copy of the line; false (nothing appended) for any other line, which the general parser
     /// reads, and for a line longer than what is left of `byteLimit`.
-    public mutating func appendUsualLayout(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    @usableFromInline package mutating func appendUsualLayout(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard line.count <= byteLimit - used, let usual = EventParser.scanUsualLayout(line, dates: &dates) else { return false }
         let at = room(line.count)
         (storage + at).update(from: line.baseAddress!, count: line.count)
@@ -170,7 +178,7 @@ public struct InPlaceEventBatch: ~Copyable {
     }
 
     /// Appends `event`, copying its strings: only when the batch `canHold` it.
-    public mutating func append(_ event: BeaconEvent) {
+    @usableFromInline package mutating func append(_ event: BeaconEvent) {
         let id = copy(event.id), device = copy(event.device)
         let locale = event.locale.map { copy($0) }
         parts.append(Parts(

@@ -27,10 +27,12 @@ public struct Sighting: Sendable, Equatable {
 
 /// One parsed input line: a given enter/exit event, or a raw sighting.
 public enum InputEvent: Sendable, Equatable {
+    /// An enter or exit event as given.
     case beacon(BeaconEvent)
     /// `typeColumn`: where the `type` value starts, for messages about it.
     case sighting(Sighting, typeColumn: Int)
 
+    /// The event or sighting time, which the presence layer orders input by.
     public var time: Timestamp {
         switch self {
         case .beacon(let e): e.time

@@ -3,10 +3,12 @@ public enum JSONParser {
     /// Documents nested deeper than this are refused rather than risking the stack.
     public static let maximumDepth = 512
 
+    /// Parses a whole JSON document; the error gives line and column.
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
+    /// Parses a whole JSON document from its UTF-8 bytes.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         let result = bytes.withUnsafeBufferPointer { buffer in
             Result { () throws(JSONSyntaxError) in try parse(buffer) }
@@ -14,6 +16,8 @@ public enum JSONParser {
         return try result.get()
     }
 
+    /// Parses a whole JSON document from UTF-8 bytes in place (a mapped file), without copying
+    /// them.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
         var scanner = JSONScanner(buffer)
         // A UTF-8 byte order mark is tolerated: some Windows tools write one.

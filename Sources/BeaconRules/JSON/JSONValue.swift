@@ -4,12 +4,18 @@
 /// Not `indirect`: arrays and objects already live in their arrays' heap buffers, and boxing every
 /// string and number besides cost an allocation per value (tens per campaign).
 public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number's text exactly as written (`1.4E-4` stays `1.4E-4`).
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, each element with its line and column.
     case array([JSONElement])
+    /// An object's members in the order written (duplicate keys kept), each with its line and
+    /// column.
     case object([JSONMember])
 
     /// The last member named `key`, when this is an object.

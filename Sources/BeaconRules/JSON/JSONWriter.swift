@@ -1,5 +1,7 @@
 /// Appends compact JSON to a byte buffer. Used for records on the hot path: no `JSONEncoder`.
 public struct JSONWriter: Sendable {
+    /// The output written so far (without runs kept by reference: `forEachSegment` gives all of
+    /// it).
     public var bytes: [UInt8]
     /// Runs of bytes kept elsewhere, written between `bytes[..<at]` and the rest (in `at` order).
     /// Empty unless `collectsReferences` is on.
@@ -30,6 +32,7 @@ public struct JSONWriter: Sendable {
     /// All the output: `bytes` and the referenced runs.
     public var count: Int { bytes.count + referencedCount }
 
+    /// An empty writer with room for `capacity` bytes before its buffer grows.
     public init(capacity: Int = 0) {
         bytes = []
         // Reserving nothing would still allocate an empty buffer (once per event on the hot path).
@@ -90,6 +93,7 @@ public struct JSONWriter: Sendable {
         return out
     }
 
+    /// Appends JSON text as it is (punctuation, `null`, a key with its quotes): nothing is escaped.
     @inlinable
     public mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
@@ -118,6 +122,8 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Appends UTF-8 bytes as the inside of a JSON string: quotes, backslashes and control
+    /// characters escaped, no quotes around.
     public mutating func escapedContents(_ utf8: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
         for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
@@ -153,14 +159,17 @@ public struct JSONWriter: Sendable {
         return writer.bytes
     }
 
+    /// Appends a JSON string, or `null` for nil.
     public mutating func optionalString(_ text: String?) {
         if let text { string(text) } else { raw("null") }
     }
 
+    /// Appends an integer in decimal.
     public mutating func integer(_ value: Int64) {
         rawText(String(value))
     }
 
+    /// Appends `true` or `false`.
     public mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }

@@ -1,7 +1,9 @@
 /// Picks the language block and fills in the strings a record shows (SPEC section 2).
 public struct LanguageChooser: Sendable {
+    /// The `Locales/` tables the strings fall back to.
     public let locales: LocaleTable
 
+    /// A chooser that falls back to `locales`.
     public init(locales: LocaleTable) { self.locales = locales }
 
     /// The block language for a device tag: the tag, its prefixes, the Locales fallback chain,
@@ -26,6 +28,8 @@ public struct LanguageChooser: Sendable {
         return nil
     }
 
+    /// The Cancel button's title for a language tag, from `Locales/` (`cancelButtonTitle`), falling
+    /// back as SPEC section 2 says; nil when no table has one.
     public func defaultCancelTitle(tag: String?) -> String? {
         locales.string("cancelButtonTitle", startingAt: tag)
     }

@@ -1,10 +1,13 @@
 /// An `onEnter` or `onExit` block of a campaign payload: button behaviour and per-language strings.
 public struct LocalizedBlock: Sendable, Equatable {
+    /// What the OK button does (`open` by default).
     public var confirmAction: ConfirmAction
+    /// Whether OK opens the app in the foreground (the APNs category's option; true by default).
     public var actInForeground: Bool
     /// Language blocks in the order written.
     public var languages: [LanguageStrings]
 
+    /// A block with these language blocks, in the order the campaign wrote them.
     public init(confirmAction: ConfirmAction = .open, actInForeground: Bool = true, languages: [LanguageStrings]) {
         self.confirmAction = confirmAction
         self.actInForeground = actInForeground
@@ -14,7 +17,10 @@ public struct LocalizedBlock: Sendable, Equatable {
 
 /// What the OK button does.
 public enum ConfirmAction: String, Sendable, Equatable {
-    case open, share
+    /// OK opens the campaign's URL (or the app).
+    case open
+    /// OK shares the campaign's URL (or its title).
+    case share
 }
 
 /// The strings of one language in a localized block.
@@ -23,8 +29,10 @@ public struct LanguageStrings: Sendable, Equatable {
     public var key: String
     /// The key lower-cased with `_` as `-`, for comparison.
     public var tag: String
+    /// The block's strings by key (`title`, `body`, `okButtonTitle`, ...).
     public var strings: [String: String]
 
+    /// A language block as written; `tag` is derived from `key`.
     public init(key: String, strings: [String: String]) {
         self.key = key
         self.tag = LanguageTag.normalize(key)

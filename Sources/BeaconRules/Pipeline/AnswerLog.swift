@@ -12,6 +12,8 @@ public protocol AnswerLog {
     var remembers: Bool { get }
     /// The records an event id was answered with, nil when the id is new.
     func answer(event id: String) -> [UInt8]?
+    /// Remembers the records (JSON lines) an event id was answered with, for as long as the answer
+    /// retention.
     func remember(event id: String, records: [UInt8])
     /// Whether `remember(event:written:holding:)` keeps a writer's referenced runs as references
     /// (by keeping their storage alive) rather than as copies.
@@ -22,7 +24,10 @@ public protocol AnswerLog {
 
     /// Whether the delivery ledger is saved here (and so its changes are recorded for `saveLedger`).
     var savesLedger: Bool { get }
+    /// The delivery ledger as saved, replayed from its lines (empty when none was saved).
     func loadLedger() throws -> DeliveryLedger
+    /// Saves the ledger lines changed since the last save (`DeliveryLedger.takeChanges`); a removal
+    /// line deletes what was saved under its key.
     func saveLedger(_ lines: [DeliveryLedger.Line]) throws
     /// Whether other processes save the same ledger (a database that many servers share): the
     /// lines of the records a transaction's responses name are then read again inside it
@@ -31,7 +36,9 @@ public protocol AnswerLog {
     /// The saved lines (JSON, in key order) of the records `recordIDs` name: their deliveries
     /// with every line naming those, and their tombstones (`DeliveryLedger.lineKeys(naming:)`).
     func ledgerLines(naming recordIDs: [String]) throws -> [[UInt8]]
+    /// The presence layer's saved snapshot, nil when none was saved.
     func loadPresence() throws -> [UInt8]?
+    /// Replaces the saved presence snapshot.
     func savePresence(_ snapshot: [UInt8])
     /// Whether this process may take presence input now. The presence state is one whole (an
     /// exclusive zone's subject may be a beacon that many devices hear), so a log that other
@@ -39,6 +46,7 @@ public protocol AnswerLog {
     func claimPresence() throws -> PresenceClaim
     /// Records that fired on the clock, with no line to answer: kept for an outbox request.
     func appendOutbox(_ records: [UInt8])
+    /// Outbox entries after sequence number `after`, oldest first, at most `limit`.
     func outbox(after: Int64, limit: Int) throws -> [(seq: Int64, records: [UInt8])]
 
     /// Answers (and outbox entries) kept from now on were given at this wall-clock time: the
@@ -59,16 +67,25 @@ public protocol AnswerLog {
 }
 
 extension AnswerLog {
+    /// A log remembers answers unless it says otherwise.
     public var remembers: Bool { true }
+    /// By default a log copies the referenced runs of the records it keeps.
     public var keepsReferences: Bool { false }
+    /// By default a log saves the delivery ledger.
     public var savesLedger: Bool { true }
+    /// By default a log is this process's own: no other process saves its ledger.
     public var isShared: Bool { false }
+    /// A log of this process's own: presence input is always this process's to take.
     public func claimPresence() throws -> PresenceClaim { .held }
+    /// A log of this process's own has nothing another process saved: the ledger in memory is whole.
     public func ledgerLines(naming recordIDs: [String]) throws -> [[UInt8]] { [] }
     /// A log that keeps answers for ever says so by not forgetting them.
     public func setClock(_ now: Timestamp) {}
+    /// By default nothing is forgotten (a log that keeps answers for ever).
     public func forgetAnswers(before time: Timestamp, limit: Int) throws -> Int { 0 }
+    /// By default there is no space to give back.
     public func reclaimSpace() throws {}
+    /// A log of this process's own forgets deliveries with the ledger in memory: nothing to sweep.
     public func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws -> Int { 0 }
 
     /// A log that keeps bytes (a file) keeps the records joined.
@@ -80,16 +97,27 @@ extension AnswerLog {
 /// The log of a run that keeps nothing (`replay` without `--state`): every line is new, and
 /// memory does not grow with the answers.
 public struct NoAnswerLog: AnswerLog {
+    /// The log that keeps nothing.
     public init() {}
+    /// Nothing is remembered, so no line is answered from the log.
     public var remembers: Bool { false }
+    /// The ledger is not saved, so its changes are not collected either.
     public var savesLedger: Bool { false }
+    /// Always nil: every id is new.
     public func answer(event id: String) -> [UInt8]? { nil }
+    /// Keeps nothing.
     public func remember(event id: String, records: [UInt8]) {}
+    /// An empty ledger: a run without state starts with no deliveries.
     public func loadLedger() -> DeliveryLedger { DeliveryLedger() }
+    /// Keeps nothing.
     public func saveLedger(_ lines: [DeliveryLedger.Line]) {}
+    /// No snapshot: presence starts empty.
     public func loadPresence() -> [UInt8]? { nil }
+    /// Keeps nothing.
     public func savePresence(_ snapshot: [UInt8]) {}
+    /// Keeps nothing: records that fired on the clock went to the output already.
     public func appendOutbox(_ records: [UInt8]) {}
+    /// Always empty.
     public func outbox(after: Int64, limit: Int) -> [(seq: Int64, records: [UInt8])] { [] }
 }
 

@@ -18,7 +18,11 @@ extension LinePipeline {
     /// (which counts devices) goes round the table faster than new devices grow it; at one a line
     /// a stream of new devices kept it just behind the newest, and old devices were never swept.
     public static var forgettingStep: Int { 32 }
+    /// Entries `settle` looks at per line applied since the last, on top of `forgettingStep`:
+    /// forgetting keeps pace with what the lines add.
     public static var forgettingPerLine: Int { 4 }
+    /// Suppression entries (devices, in memory) `settle` looks at per line applied since the
+    /// last, on top of `forgettingStep`: two, so the sweep laps a stream of new devices.
     public static var firingsForgottenPerLine: Int { 2 }
     /// A shared log's sweep of its saved ledger (deliveries no process holds in memory) runs at
     /// every this many `settle`s, looking at as many lines as those would have: one query less

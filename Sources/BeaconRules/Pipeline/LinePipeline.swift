@@ -17,8 +17,11 @@
 public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output: LineOutput> {
     /// `@exclusivity(unchecked)`, as the batch below.
     @exclusivity(unchecked) public var engine: PresenceEngine<Store>
+    /// Where answered events, the ledger, presence and the outbox are kept.
     public let log: Log
+    /// Where each line's outcome goes, in line order.
     @exclusivity(unchecked) public var output: Output
+    /// How records are written: SPEC records or APNs payloads.
     public let format: OutputFormat
     /// Lines for the presence layer are logged by id with what they yield at once (the server:
     /// a resent line gets the same answer). Off (`replay`), they are not logged: their records
@@ -57,6 +60,10 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
     /// Which suppression state is still needed, for the loaded campaigns.
     var firingExpiry: FiringExpiry
 
+    /// A pipeline that routes lines into `engine`, keeps answers in `log` and hands each line's
+    /// outcome to `output`. `logsPresenceInput`: presence lines are logged by id (a server);
+    /// `refusal`: responses are refused with this message (no ledger); `retention` bounds what
+    /// is kept (SPEC section 5).
     public init(
         engine: PresenceEngine<Store>, log: Log, output: Output, format: OutputFormat = .records,
         logsPresenceInput: Bool, refusingResponses refusal: String? = nil, retention: Retention = .default

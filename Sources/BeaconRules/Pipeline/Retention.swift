@@ -24,6 +24,7 @@ public struct Retention: Sendable, Equatable {
     /// Milliseconds of event time a response may arrive behind the newest event seen.
     public var responseLateness: Int64
 
+    /// Retention in milliseconds; the defaults are SPEC section 5's.
     public init(
         answers: Int64 = Retention.day, responseWindow: Int64 = 7 * Retention.day,
         lateness: Int64 = 7 * Retention.day, responseLateness: Int64 = Retention.hour
@@ -37,9 +38,13 @@ public struct Retention: Sendable, Equatable {
     /// SPEC section 5's defaults: answers for `24h`, responses for `7d`.
     public static var `default`: Retention { Retention() }
 
+    /// A second in milliseconds, the unit of every retention.
     public static let second: Int64 = 1000
+    /// A minute in milliseconds.
     public static let minute: Int64 = 60 * second
+    /// An hour in milliseconds.
     public static let hour: Int64 = 60 * minute
+    /// A day in milliseconds.
     public static let day: Int64 = 24 * hour
 
     /// A duration as SPEC section 5 writes it, `90s`, `15m`, `24h` or `7d` (a positive whole
@@ -70,13 +75,17 @@ public struct Retention: Sendable, Equatable {
 
 /// A duration that does not read: the text, and what was expected.
 public struct RetentionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The duration as given.
     public var text: String
+    /// What a duration looks like (`15m`, `24h`, `7d`), and what was wrong.
     public var reason: String
 
+    /// The error for `text`.
     public init(text: String, reason: String) {
         self.text = text
         self.reason = reason
     }
 
+    /// `"TEXT" is not a duration: REASON`, as options' errors say it.
     public var description: String { "\"\(text)\" is not a duration: \(reason)" }
 }

@@ -13,6 +13,7 @@ public struct PresenceEngine<Store: SuppressionStore> {
     var delayed: [PresenceKey: [DelayedRecord]] = [:]
     /// Every presence change handed to the rules, kept only when `keepsLog` (for `timeline`).
     public var keepsLog = false
+    /// The presence changes handed to the rules, in order, when `keepsLog` is set; else empty.
     public private(set) var log: [PresenceOutput] = []
 
     /// A record to withdraw if the stay ends before its fire date; by eid, so it survives a reload.
@@ -22,11 +23,13 @@ public struct PresenceEngine<Store: SuppressionStore> {
         var fireDate: Int64
     }
 
+    /// Presence in front of `engine`, tuned by `settings`.
     public init(engine: RulesEngine<Store>, settings: PresenceSettings) {
         self.engine = engine
         self.layer = PresenceLayer(settings: settings, campaigns: engine.campaigns)
     }
 
+    /// The settings the presence layer was made with.
     public var settings: PresenceSettings { layer.settings }
 
     /// No presence state: no stays open, nothing pending.

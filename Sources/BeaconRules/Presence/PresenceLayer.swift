@@ -1,7 +1,10 @@
 /// A device at a beacon: what presence is tracked per.
 public struct PresenceKey: Sendable, Hashable {
+    /// The device id, as events give it.
     public var device: String
+    /// The beacon the device hears (or, for fixed scanners, is heard by).
     public var beacon: BeaconID
+    /// The key of a device at a beacon.
     public init(device: String, beacon: BeaconID) {
         self.device = device
         self.beacon = beacon
@@ -20,8 +23,11 @@ public enum PresenceOutput: Sendable, Equatable {
 
 /// Why an input was not used by the presence layer.
 public struct PresenceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong with the input, naming the field.
     public var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }
 
@@ -29,9 +35,11 @@ public struct PresenceError: Error, Sendable, Equatable, CustomStringConvertible
 /// `PresenceTracker` per (device, beacon), and fires exit timeouts and dwells as event time passes.
 /// No I/O and no clock of its own: time is what the input says (`advance(to:)` moves it on a server).
 public struct PresenceLayer: Sendable {
+    /// The thresholds and timings the layer applies.
     public let settings: PresenceSettings
     var campaigns: CampaignSet
     var keyIndex: [PresenceKey: Int] = [:]
+    /// Every (device, beacon) pair tracked, in the order first seen.
     public internal(set) var keys: [PresenceKey] = []
     package internal(set) var trackers: [PresenceTracker] = []
     /// The earliest outstanding timer per key (`Int64.max`: none), so sightings do not pile timers up.
@@ -41,6 +49,7 @@ public struct PresenceLayer: Sendable {
     var sequence = 0
     /// The newest event time accepted, and the time processing has reached.
     public internal(set) var newestTime = Int64.min
+    /// The event time processing has reached (ms): timeouts and dwells up to it have fired.
     public internal(set) var clock = Int64.min
     var dwellLengths: [BeaconID: [Int64]] = [:]
     /// The subjects' rooms when `settings.exclusiveZones` is set; sightings then open and end stays
@@ -64,6 +73,7 @@ public struct PresenceLayer: Sendable {
         static func == (a: Buffered, b: Buffered) -> Bool { a.time == b.time && a.sequence == b.sequence }
     }
 
+    /// A layer for these campaigns (their dwell lengths decide which stays it times).
     public init(settings: PresenceSettings, campaigns: CampaignSet) {
         self.settings = settings
         self.campaigns = campaigns

@@ -35,6 +35,7 @@ public struct PresenceSettings: Sendable, Equatable {
     /// How long (ms) another room must stay ahead by `switchMargin` before the subject moves there.
     public var switchHoldMilliseconds: Int64 = 5_000
 
+    /// The defaults (docs/presence.md explains each).
     public init() {}
 
     /// Settings from a JSON object: `exitTimeout`, `smoothingWindow`, `maxLateness` (seconds),
@@ -102,13 +103,18 @@ public struct PresenceSettings: Sendable, Equatable {
 /// Who is in one room at a time under exclusive zones: the `device` (a phone hearing fixed beacons)
 /// or the `beacon` (fixed scanners, each a device, hearing a carried beacon).
 public enum PresenceSubject: String, Sendable, Equatable {
-    case device, beacon
+    /// A phone that hears fixed beacons: each beacon is a room.
+    case device
+    /// A carried beacon that fixed scanners hear: each scanner is a room.
+    case beacon
 
     /// The subject of a (device, beacon) pair, and the room the pair stands for.
     public func subject(of key: PresenceKey) -> String {
         self == .device ? key.device : key.beacon.description
     }
 
+    /// The room of a key: its beacon for a device subject, its scanner (device) for a beacon
+    /// subject.
     public func room(of key: PresenceKey) -> String {
         self == .device ? key.beacon.description : key.device
     }
@@ -116,7 +122,10 @@ public enum PresenceSubject: String, Sendable, Equatable {
 
 /// A presence settings file that does not load: where, and what was expected.
 public struct PresenceSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the problem is (file, key) and what was expected.
     public var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -8,6 +8,7 @@
 /// buttons, or the localized OK/Cancel pair. An app that pre-registered the category by its id
 /// finds it in `aps.category` too.
 extension NotificationRecord {
+    /// Appends the record as an APNs payload (`--format apns`), one JSON object without a newline.
     public func appendAPNs(to w: inout JSONWriter) {
         if kind == .silent {
             w.raw("{\"aps\":{\"content-available\":1}")

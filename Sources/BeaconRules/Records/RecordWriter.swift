@@ -5,6 +5,8 @@
 /// path caches tails and joins heads from runs rendered once (`RecordHead`); both paths write
 /// with the same functions, so they cannot drift apart.
 extension NotificationRecord {
+    /// Appends the record as SPEC section 3's JSON object, fields in the SPEC's order, without a
+    /// newline.
     public func appendJSON(to w: inout JSONWriter) {
         let eid = JSONWriter.escaped(campaign), device = JSONWriter.escaped(self.device), event = JSONWriter.escaped(self.event)
         eid.withUnsafeBufferPointer { eid in

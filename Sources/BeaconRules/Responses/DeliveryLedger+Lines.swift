@@ -8,6 +8,7 @@
 extension DeliveryLedger {
     /// One saved line: `key` orders lines so that a delivery comes before the lines naming it.
     public struct Line: Sendable, Equatable {
+        /// Where the line is saved; lines load in `key` order.
         public var key: String
         /// Empty: the line is gone (its delivery was forgotten, SPEC section 5), and a store
         /// deletes what it saved under `key`.
@@ -16,6 +17,7 @@ extension DeliveryLedger {
         /// a tombstone, the one it names for a rescheduled id or a handled click; nil for an
         /// unhandled count (and a removal). A shared store finds a delivery's lines by it.
         public var delivery: String?
+        /// Whether the line deletes what was saved under `key`.
         public var isRemoval: Bool { json.isEmpty }
         /// An unhandled count: a running total across deliveries, which a shared store adds
         /// to rather than overwrites.
@@ -198,7 +200,10 @@ extension DeliveryLedger {
 
 /// A saved ledger line that can not be read back.
 public struct LedgerLineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong with the line, and what was expected.
     public var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

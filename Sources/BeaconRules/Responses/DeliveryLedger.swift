@@ -138,6 +138,7 @@ public struct DeliveryLedger: Sendable {
         var type: String
     }
 
+    /// A ledger with no deliveries.
     public init() {}
 
     /// Notifications remembered (snoozed copies are not counted twice).

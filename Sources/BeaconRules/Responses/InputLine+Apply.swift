@@ -11,8 +11,11 @@ extension InputLine {
 
 /// A click whose action type has no handler, for the caller to report.
 public struct UnhandledClick: Sendable, Equatable {
+    /// The record id the click is about.
     public var notification: String
+    /// The button clicked (`default` for the notification itself).
     public var actionId: String
+    /// The action type no handler is registered for.
     public var kind: ActionKind
 }
 

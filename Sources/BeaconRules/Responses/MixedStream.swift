@@ -1,6 +1,9 @@
 /// How records are written: SPEC section 3's records, or APNs payloads.
 public enum OutputFormat: String, Sendable, CaseIterable {
-    case records, apns
+    /// SPEC section 3's records, one JSON object per line.
+    case records
+    /// APNs payloads (`--format apns`), one per line.
+    case apns
 }
 
 extension RulesEngine {

@@ -2,18 +2,31 @@
 /// notification does not have. The message says which and what was expected.
 public struct ResponseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which rule the response broke, for a caller that answers each differently.
-    public enum Kind: Sendable, Equatable { case unknownRecord, outsideResponseWindow, otherDevice, unknownAction, campaignNotLoaded }
+    public enum Kind: Sendable, Equatable {
+        /// `notification` names no record this engine delivered (nor one in the saved state).
+        case unknownRecord
+        /// The record was delivered longer ago than the response window.
+        case outsideResponseWindow
+        /// The record was delivered to another device.
+        case otherDevice
+        /// `actionId` names no button of the record.
+        case unknownAction
+        /// The record's campaign is not loaded, so its buttons are unknown.
+        case campaignNotLoaded
+    }
 
     /// Which rule the response broke.
     public var kind: Kind
     /// What was wrong and what was expected, for a person.
     public var message: String
 
+    /// An error of `kind` with its message.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 

@@ -15,6 +15,8 @@ public struct FiringExpiry: Sendable {
     /// Changes whenever `horizons` does, so stores can cache what they derive from it per key.
     public let generation: Int
 
+    /// Expiry for these horizons (ms a campaign's firing can still matter), entries ending at or
+    /// before `cutoff` expired.
     public init(horizons: [CampaignID: Int64], cutoff: Int64 = Int64.min, generation: Int) {
         self.horizons = horizons
         self.cutoff = cutoff
@@ -45,6 +47,8 @@ public struct FiringExpiry: Sendable {
         return !overflow && end <= cutoff
     }
 
+    /// Whether a firing of `campaign` at `time` can no longer change a decision (a campaign not
+    /// loaded: its horizon is nil, and it expires).
     public func isExpired(campaign: CampaignID, time: Int64) -> Bool {
         isExpired(horizon: horizons[campaign], time: time)
     }

@@ -1,6 +1,6 @@
 /// Suppression state in memory, compact: device ids and campaign ids are interned once, and each
 /// (device, campaign) entry is 12 bytes (campaign and time side by side) in its device's run (`DeviceFirings`).
-public struct InMemorySuppressionStore: SuppressionStore, Sendable {
+public struct InMemorySuppressionStore: SuppressionStore, PrefetchingSuppressionStore, Sendable {
     private var devices = DeviceTable()
     private var campaignSlots: [CampaignID: UInt32] = [:]
     private var campaigns: [CampaignID] = []
@@ -12,8 +12,10 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     /// Devices a step of `forgetFirings` left with no state, reused.
     private var emptied: [UInt32] = []
 
+    /// An empty store.
     public init() {}
 
+    /// A store holding these firings (as another store listed them).
     public init(entries: some Sequence<FiringEntry>) {
         for entry in entries { recordFiring(device: entry.device, campaign: entry.campaign, at: entry.time) }
     }
@@ -27,27 +29,33 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
     /// Device numbers given out so far, held or free (the size of the tables by number).
     var numberedDevices: Int { devices.ids.count }
 
+    /// Looks the device and campaign up by name; nil for either unknown.
     public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         guard let d = devices.number(device), let c = campaignSlots[campaign] else { return nil }
         return lastFiring(UInt32(d), c)
     }
 
+    /// Numbers the device and campaign when new, then records the firing.
     public mutating func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         recordFiring(key(device: device), key(campaign: campaign), at: time)
     }
 
+    /// The device's number, nil when the store has no state for it.
     public func existingKey(device: String) -> UInt32? { devices.number(device).map(UInt32.init) }
 
+    /// The device's number; a new device gets the next one.
     public mutating func key(device: String) -> UInt32 {
         if let slot = devices.number(device) { return UInt32(slot) }
         return add(device: device)
     }
 
+    /// The number of the device with these UTF-8 bytes, found without making a `String`.
     @inline(__always)
     public func existingKey(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
         devices.find(utf8: bytes, hash: String.fastHash(utf8: bytes)).map { UInt32($0) }
     }
 
+    /// The number of the device with these bytes; a `String` is made only for a new device.
     public mutating func key(deviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         if let slot = existingKey(deviceUTF8: bytes) { return slot }
         return add(device: InPlaceEvent.text(bytes))
@@ -62,6 +70,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         return slot
     }
 
+    /// The campaign's slot, numbered when first asked.
     public mutating func key(campaign: CampaignID) -> UInt32 {
         if let slot = campaignSlots[campaign] { return slot }
         let slot = UInt32(campaigns.count)
@@ -72,7 +81,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
 
     /// The devices' table slots, then their runs, then their first and last entries: each stage
     /// a tight loop of independent loads.
-    public func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [UInt32?]) -> UInt64 {
+    package func prefetch(devicesOf events: borrowing InPlaceEventBatch, keys: inout [UInt32?]) -> UInt64 {
         let n = events.count
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { numbers in
@@ -89,6 +98,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         }
     }
 
+    /// The last firing in the device's run, nil when none is kept.
     @inline(__always)
     public func lastFiring(_ device: UInt32, _ campaign: UInt32) -> Timestamp? {
         firings.value(device: device, campaign: campaign).map(Timestamp.init(milliseconds:))
@@ -99,6 +109,7 @@ public struct InMemorySuppressionStore: SuppressionStore, Sendable {
         firings.values(device: device, campaigns: campaigns, into: times)
     }
 
+    /// Sets the entry in the device's run (12 bytes: campaign slot and time).
     @inline(__always)
     public mutating func recordFiring(_ device: UInt32, _ campaign: UInt32, at time: Timestamp) {
         firings.set(device: device, campaign: campaign, time: time.milliseconds)

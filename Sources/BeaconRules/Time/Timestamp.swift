@@ -1,9 +1,12 @@
 /// A point in time as epoch milliseconds (UTC). All engine times are event times of this type.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
     public var milliseconds: Int64
 
+    /// The instant this many milliseconds after the epoch.
     @inlinable public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
+    /// Earlier first.
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
     /// RFC 3339 in UTC with `Z`; milliseconds only when not zero (`2016-05-10T16:00:00Z`).

@@ -28,4 +28,18 @@ struct ArticleTests {
         let own = example.split(separator: "\n").filter { !$0.hasPrefix("//") && !$0.hasPrefix("import ") && !$0.isEmpty }
         #expect(own.count <= 10)
     }
+
+    @Test func theReadmeShowsTheExampleProgramLineForLine() throws {
+        // The example's source without its leading comment is exactly the README's block, so the
+        // README cannot show a program that no longer compiles or no longer prints the records.
+        let source = Paths.read(Paths.repo("Examples/MuseumEmbedding/main.swift"))
+        let program: [Substring] = Array(source.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") })
+        let readme = Paths.read(Paths.repo("README.md"))
+        let section = try #require(readme.components(separatedBy: "## As a library\n").dropFirst().first)
+        let block = try #require(Self.swiftBlocks(section).first)
+        #expect(program.count > 5)
+        #expect(block.split(separator: "\n", omittingEmptySubsequences: false) == program)
+        #expect(readme.contains("(Sources/BeaconRulesService/BeaconRulesService.docc/EmbeddingBeaconRules.md)"))
+        #expect(readme.contains("(docs/library.md)"))
+    }
 }
