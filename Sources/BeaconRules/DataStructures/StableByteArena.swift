@@ -4,6 +4,8 @@
 ///
 /// Bytes live in chunks of 4 MiB (a larger run gets a chunk of its own); nothing is freed before
 /// the arena is. Copies of the owning engine share one arena (append-only, one owner thread).
+/// An arena may start with other, finished arenas' chunks (`init(extending:)`): those are read by
+/// every engine that extends them and stored into by none.
 ///
 /// `@unchecked Sendable`: the engine that owns it is sent to its owner thread (or event loop) and
 /// used only there; `store` and `withChunks` run on that one thread, never concurrently. What
@@ -25,11 +27,34 @@ final class StableByteArena: @unchecked Sendable {
     /// Bytes used of the last chunk, and bytes left in it.
     private var used = 0
     private var room = 0
+    /// Arenas whose chunks come first (`init(extending:)`): kept alive, never stored into, not freed here.
+    private let bases: [StableByteArena]
+    /// The chunks before this one are the bases'.
+    private let firstOwned: Int
+
+    init() {
+        bases = []
+        firstOwned = 0
+    }
+
+    /// An arena whose first chunks are `bases`' chunks, in order, so that their references hold
+    /// in it too (`SharedTails`); what is stored here goes to chunks of its own. The bases must
+    /// not be stored into again.
+    init(extending bases: [StableByteArena]) {
+        var inherited: [UnsafeMutableRawPointer] = []
+        for base in bases { base.withChunks { inherited.append(contentsOf: $0.bases) } }
+        self.bases = bases
+        firstOwned = inherited.count
+        chunks = inherited
+    }
+
+    /// Chunks so far, the bases' included.
+    var chunkCount: Int { chunks.count }
 
     /// Copies `bytes` in and returns where they now are for good.
     func store(_ bytes: UnsafeBufferPointer<UInt8>) -> Reference {
         let count = bytes.count
-        if count > room || chunks.isEmpty {
+        if count > room || chunks.count == firstOwned {
             let size = max(Self.chunkSize, count)
             precondition(size <= Int(UInt32.max) && chunks.count < Int(UInt32.max), "StableByteArena: a reference's chunk, offset and length are 32 bits each")
             chunks.append(UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16))
@@ -62,6 +87,6 @@ final class StableByteArena: @unchecked Sendable {
     }
 
     deinit {
-        for chunk in chunks { chunk.deallocate() }
+        for chunk in chunks[firstOwned...] { chunk.deallocate() }
     }
 }

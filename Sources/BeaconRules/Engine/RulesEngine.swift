@@ -56,7 +56,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     public var referencedStorage: AnyObject { tails.arena }
 
     /// An engine of these campaigns and locales over `store` (which may hold state already).
-    public init(campaigns: CampaignSet, locales: LocaleTable, store: Store) {
+    /// `sharedTails`: tails rendered ahead for these campaigns and locales, found there before
+    /// one is rendered (engines that run side by side share them read-only).
+    public init(campaigns: CampaignSet, locales: LocaleTable, store: Store, sharedTails: SharedTails? = nil) {
         self.campaigns = campaigns
         self.chooser = LanguageChooser(locales: locales)
         self.store = store
@@ -64,7 +66,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         var keys: [Store.CampaignKey] = []
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
-        tails = TailCache(campaigns: campaigns.campaigns.count)
+        tails = TailCache(campaigns: campaigns.campaigns.count, shared: sharedTails)
         recordJoiner = RecordJoiner(campaigns)
         rows = campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) }
         candidateScratch.reserveCapacity(16)
