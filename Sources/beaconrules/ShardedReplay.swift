@@ -1,6 +1,5 @@
 import BeaconRules
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,21 +44,11 @@ struct ShardedReplay {
         var oneJobFrom: (source: Int, line: Int)?
     }
 
-    /// The campaigns' tails rendered once, on every core, for all the shards to read: without
-    /// them each shard renders every tail its devices need, the same tails N times.
-    static func sharedTails(campaigns: CampaignSet, locales: LocaleTable, parts: Int) -> SharedTails {
-        let rendered = Mutex<[SharedTails.Part?]>(Array(repeating: nil, count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { stripe in
-            let part = RulesEngine<InMemorySuppressionStore>.renderSharedTails(campaigns: campaigns, locales: locales, stripe: stripe, of: parts)
-            rendered.withLock { $0[stripe] = part }
-        }
-        return SharedTails(rendered.withLock { $0.map { $0! } })
-    }
-
     func run() -> Outcome {
         let router = DeviceRouter(shards: jobs)
         let shards = (0..<jobs).map { ReplayShard(index: $0, router: router) }
-        let tails = Self.sharedTails(campaigns: campaigns, locales: locales, parts: jobs)
+        // Each tail is rendered by the first shard that needs it, and taken by the others.
+        let tails = SharedTails()
         for shard in shards { shard.start(campaigns: campaigns, locales: locales, tails: tails, settings: settings, format: format, refusal: refusal, retention: retention) }
         let plans = BoundedQueue<BlockPlan>(capacity: Self.depth)
         let written = BoundedQueue<(ok: Bool, rejected: Int)>(capacity: 1)

@@ -52,7 +52,7 @@ extension RulesEngine {
     /// trigger), a notification's depends on which of the campaign's languages the locale
     /// chose (one per trigger and chosen language). Nil when no campaign language is chosen: the
     /// tail then takes default button titles for the device's own locale.
-    func tailShare(index: Int, event: InPlaceEvent) -> (key: UInt64, language: String)? {
+    private func tailShare(index: Int, event: InPlaceEvent) -> (key: UInt64, language: String)? {
         let locale = event.localeText
         return campaigns.campaigns.withUnsafeBufferPointer { list -> (key: UInt64, language: String)? in
             let campaign = list.baseAddress! + index

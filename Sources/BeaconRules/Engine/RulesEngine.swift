@@ -56,8 +56,8 @@ public struct RulesEngine<Store: SuppressionStore> {
     public var referencedStorage: AnyObject { tails.arena }
 
     /// An engine of these campaigns and locales over `store` (which may hold state already).
-    /// `sharedTails`: tails rendered ahead for these campaigns and locales, found there before
-    /// one is rendered (engines that run side by side share them read-only).
+    /// `sharedTails`: where engines of the same campaigns and locales that run side by side
+    /// share the tails they render, so that each tail is rendered once among them.
     public init(campaigns: CampaignSet, locales: LocaleTable, store: Store, sharedTails: SharedTails? = nil) {
         self.campaigns = campaigns
         self.chooser = LanguageChooser(locales: locales)
@@ -66,7 +66,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         var keys: [Store.CampaignKey] = []
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
-        tails = TailCache(campaigns: campaigns.campaigns.count, shared: sharedTails)
+        tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
         recordJoiner = RecordJoiner(campaigns)
         rows = campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) }
         candidateScratch.reserveCapacity(16)

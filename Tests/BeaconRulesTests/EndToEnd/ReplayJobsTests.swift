@@ -241,6 +241,16 @@ struct ReplayJobsTests {
         #expect(device(#"{"device":"dev-42","id":"e-1","type":"enter"}"#) == nil)
         #expect(device(#"{ "id":"e-1","device":"dev-42","type":"enter"}"#) == nil)
         #expect(device(#"{"id":"e-1","device":"dev-42"#) == nil)
+        // Devices read eight bytes at a time: a quote, an escape or a control byte in any place.
+        let long = "a-much-longer-device-id-of-33-byt"
+        #expect(device(#"{"id":"e-1","device":""# + long + #"","type":"enter"}"#) == long)
+        #expect(device(#"{"id":"e-1","device":"ünïcödé-dévîcé-ïd","type":"enter"}"#) == "ünïcödé-dévîcé-ïd")
+        for k in [0, 7, 8, 9, 15, 16, 23] {
+            let head = String(long.prefix(k))
+            #expect(device(#"{"id":"e-1","device":""# + head + #"\u0034","type":"enter"}"#) == nil, "escape after \(k)")
+            #expect(device(#"{"id":"e-1","device":""# + head + "\t" + #"","type":"enter"}"#) == nil, "tab after \(k)")
+            #expect(device(#"{"id":"e-1","device":""# + head + #"","type":"enter"}"#) == head, "quote after \(k)")
+        }
     }
 
     /// Devices spread over the shards: ids that differ in one character are not kept together.
