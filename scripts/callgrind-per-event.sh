@@ -3,7 +3,9 @@
 # callgrind run over the first 500,000 events minus one over the first 400,000, divided by
 # 100,000, with SWIFT_DETERMINISTIC_HASHING=1; and the md5 of the whole million's records.
 # Usage: scripts/callgrind-per-event.sh [BINARY]   (default .build/release/beaconrules)
-# One engine (--jobs 1): the figure is the engine's, not the sharding's (scripts/jobs-benchmark.sh).
+# One engine (--jobs 1) by default: the figure is the engine's. JOBS=2 counts `--jobs 2`, every
+# thread's instructions together (the reader, the shards, the writer). KEEP=PREFIX keeps the
+# callgrind files as PREFIX.400000 and PREFIX.500000 (for callgrind_annotate).
 # The workload is the one scripts/bench.sh generates (WORK, default .build/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,9 +21,10 @@ head -n 500000 "$work/events.jsonl" > "$scratch/500000.jsonl"
 declare -A collected
 for n in 400000 500000; do
   SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$scratch/callgrind.$n" \
-    "$scratch/beaconrules" replay --jobs 1 "$scratch/$n.jsonl" --campaigns "$work/campaigns" --locales Locales \
+    "$scratch/beaconrules" replay --jobs "${JOBS:-1}" "$scratch/$n.jsonl" --campaigns "$work/campaigns" --locales Locales \
     > /dev/null 2> "$scratch/valgrind.$n"
   collected[$n]=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$scratch/valgrind.$n")
+  if [ -n "${KEEP:-}" ]; then cp "$scratch/callgrind.$n" "$KEEP.$n"; fi
   echo "first $n events: ${collected[$n]} instructions"
 done
 echo "per warm event: $(( (collected[500000] - collected[400000]) / 100 )) instructions / 1000 events"

@@ -15,6 +15,13 @@ struct BlockReader {
     private var source = "stdin"
     /// False once the writer has stopped (stdout closed): reading stops too.
     private var reading = true
+    /// Where the first sighting is (the index of its source and its line number), when every
+    /// source up to it can be read again: the shards stop there and one engine replays the
+    /// input from the start, writing from that line on (`Replay.run`).
+    private(set) var oneJobFrom: (source: Int, line: Int)?
+    /// Whether every source so far is a regular file (stdin included), which can be read again.
+    private var rereadable = true
+    private var sourceIndex = 0
 
     init(router: DeviceRouter, shards: [ReplayShard], plans: BoundedQueue<BlockPlan>) {
         self.router = router
@@ -26,7 +33,8 @@ struct BlockReader {
 
     /// Reads every source in order; the failure that stopped it, if any.
     mutating func read(_ sources: [String]) -> String? {
-        for path in sources {
+        for (index, path) in sources.enumerated() {
+            sourceIndex = index
             source = path == "-" ? "stdin" : path
             let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return "\(path): cannot open: \(String(cString: strerror(errno)))" }
@@ -34,11 +42,12 @@ struct BlockReader {
             var size: Int?
             var info = stat()
             if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { size = Int(info.st_size) }
+            if size == nil { rereadable = false }
             plan.newSource = .some(size)
             for s in work.indices { work[s].source = source }
             var lines = LineReader(fd: fd)
             var readError: ReadError?
-            while reading {
+            while reading && oneJobFrom == nil {
                 let line: UnsafeBufferPointer<UInt8>
                 do throws(ReadError) {
                     guard let next = try lines.nextLine() else { break }
@@ -67,7 +76,7 @@ struct BlockReader {
             plan.lineNumber = lines.lineNumber
             // Lines read before a read error are still applied, as they were read.
             sendBlock()
-            if !reading { return nil }
+            if !reading || oneJobFrom != nil { return nil }
             if let readError { return "\(source): read failed: \(readError)" }
         }
         return nil
@@ -78,7 +87,8 @@ struct BlockReader {
         do {
             let (input, positionalID) = try Replay.parse(line, source: source, number: number)
             if case .sighting = input {
-                refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number)
+                // The presence layer's clock spans devices: the shards stop before this line.
+                if rereadable { oneJobFrom = (sourceIndex, number) } else { refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number) }
                 return
             }
             let s: Int

@@ -64,6 +64,15 @@ struct DeviceRouter {
         else { return nil }
         let start = close + 12
         var k = start
+        // Eight bytes at a time up to the word that holds a quote, a backslash or a control byte
+        // (each flagged as a zero byte of the word xored with it, or a byte below 0x20: either
+        // test may also flag a byte after the first hit, never miss one); then byte by byte.
+        while k + 8 <= line.count {
+            let word = (raw + k).loadUnaligned(as: UInt64.self)
+            if Self.hasZeroByte(word ^ 0x2222_2222_2222_2222) | Self.hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+                | ((word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080) != 0 { break }
+            k += 8
+        }
         while k < line.count {
             let byte = base[k]
             if byte == 0x22 {
@@ -103,6 +112,11 @@ struct DeviceRouter {
             }
         }
         return target ?? own
+    }
+
+    /// Nonzero when some byte of `word` is zero (the high bit of the first such byte is set).
+    @inline(__always) private static func hasZeroByte(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
     }
 
     /// `{"id":"` in the low 7 bytes of a little-endian word (constants, not `static let`s:

@@ -67,8 +67,18 @@ struct Replay: ParsableCommand {
             : nil
         let jobs = jobs(settings: settings, sources: sources)
         if jobs > 1 {
+            // Where stdin stands, to read it again from there should a sighting come.
+            let stdinStart = sources.contains("-") ? lseek(0, 0, SEEK_CUR) : -1
             let outcome = ShardedReplay(jobs: jobs, sources: sources, campaigns: campaigns, locales: locales, settings: settings, format: format, refusal: refusal, retention: retentionOptions.retention).run()
-            try finish(Outcome(failure: outcome.failure), rejected: outcome.rejectedLines)
+            guard let resume = outcome.oneJobFrom, outcome.failure == nil else {
+                try finish(Outcome(failure: outcome.failure), rejected: outcome.rejectedLines)
+                return
+            }
+            // A sighting: the presence layer's clock spans devices, so one engine takes over from
+            // that line. It applies the lines before it again, writing nothing (their records and
+            // errors are out), to hold every device's state as `--jobs 1` would there.
+            if stdinStart >= 0 { lseek(0, stdinStart, SEEK_SET) }
+            try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal, writingFrom: resume, rejectedBefore: outcome.rejectedLines)
             return
         }
         if let stateFile, PostgresLocation.isURL(stateFile) {
@@ -88,16 +98,27 @@ struct Replay: ParsableCommand {
             }
             try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         } else {
-            // Nothing reads the records back before they are written out: record tails are
-            // written from the engine's cache (writev) instead of being copied per record.
-            let pipeline = LinePipeline(
-                engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings),
-                log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
-                logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
-            let outcome = replay(sources, through: pipeline, state: nil)
-            keepUntilExit(pipeline)
-            try finish(outcome, rejected: pipeline.output.rejectedLines)
+            try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         }
+    }
+
+    /// One engine, its state in memory. `writingFrom`: nothing is written (records, errors,
+    /// warnings) before that source (index) and line, whose lines `--jobs N` has written already
+    /// (`rejectedBefore` of them refused).
+    func replayInMemory(
+        _ sources: [String], campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, refusal: String?,
+        writingFrom: (source: Int, line: Int)? = nil, rejectedBefore: Int = 0
+    ) throws {
+        // Nothing reads the records back before they are written out: record tails are
+        // written from the engine's cache (writev) instead of being copied per record.
+        let pipeline = LinePipeline(
+            engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings),
+            log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
+            logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
+        pipeline.output.muted = writingFrom != nil
+        let outcome = replay(sources, through: pipeline, state: nil, writingFrom: writingFrom)
+        keepUntilExit(pipeline)
+        try finish(outcome, rejected: rejectedBefore + pipeline.output.rejectedLines)
     }
 
     /// A replay with `--state`: the store is the engine's suppression state and the answer log.
@@ -144,7 +165,8 @@ struct Replay: ParsableCommand {
     /// through the presence layer (sightings; given events under flicker control) yields records
     /// later, at event time, and is not logged per event.
     func replay<Store: SuppressionStore, Log: AnswerLog>(
-        _ sources: [String], through pipeline: LinePipeline<Store, Log, ReplayOutput>, state: (any StateLog)?
+        _ sources: [String], through pipeline: LinePipeline<Store, Log, ReplayOutput>, state: (any StateLog)?,
+        writingFrom: (source: Int, line: Int)? = nil
     ) -> Outcome {
         var outcome = Outcome()
         let stdout = OutputSink(fd: 1)
@@ -159,8 +181,16 @@ struct Replay: ParsableCommand {
             // The answer retention counts from when a block was applied, by the wall clock.
             pipeline.setWallClock(Self.wallClock())
             linesInBlock = 0
-            guard stdout.write(pipeline.output.records) else { throw OutputClosed() }
+            if !pipeline.output.muted {
+                guard stdout.write(pipeline.output.records) else { throw OutputClosed() }
+            }
             pipeline.output.records.removeAll()
+        }
+        /// From here on, lines are written: those before are applied and their records dropped.
+        func unmute() throws {
+            try applyBatch()
+            try flush()
+            pipeline.output.muted = false
         }
         /// Applies the pipeline's batch, and ends the block when it is large enough.
         func applyBatch() throws {
@@ -173,7 +203,7 @@ struct Replay: ParsableCommand {
         }
         pipeline.setWallClock(Self.wallClock())
         defer { state?.rollback() }
-        for source in sources {
+        for (sourceIndex, source) in sources.enumerated() {
             let name = source == "-" ? "stdin" : source
             pipeline.output.source = name
             if presenceOptions.inputFormat == .starksm64 {
@@ -221,6 +251,7 @@ struct Replay: ParsableCommand {
                         break
                     }
                     let number = reader.lineNumber
+                    if let writingFrom, pipeline.output.muted, sourceIndex == writingFrom.source, number >= writingFrom.line { try unmute() }
                     if reader.bytesRead != reported {
                         reported = reader.bytesRead
                         pipeline.output.progress.update(bytes: reported, lines: number)

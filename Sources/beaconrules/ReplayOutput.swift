@@ -9,6 +9,9 @@ struct ReplayOutput: LineOutput {
     var rejectedLines = 0
     /// Cleared before anything is written to stderr.
     var progress = ProgressBar(totalBytes: nil)
+    /// On: lines are applied and nothing is written or counted (lines another run has written,
+    /// see `Replay.replayInMemory`); the records are dropped when the block is flushed.
+    var muted = false
 
     /// `collectsReferences`: record tails stay in the engine's cache and are written from there
     /// (only where nothing reads the records back before they are written out).
@@ -25,12 +28,14 @@ struct ReplayOutput: LineOutput {
     }
 
     mutating func rejected(line: Int, message: String) {
+        if muted { return }
         rejectedLines += 1
         progress.clear()
         StandardError.write(ErrorLine.json(kind: "error", source: source, line: line, message: message))
     }
 
     mutating func unhandled(_ click: UnhandledClick, line: Int) {
+        if muted { return }
         StandardError.write(Self.unhandledWarning(click, source: source, line: line))
     }
 

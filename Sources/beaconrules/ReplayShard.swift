@@ -15,13 +15,13 @@ struct ReplayShard: Sendable {
     let spareWriters = BoundedQueue<JSONWriter>(capacity: ShardedReplay.depth + 1)
 
     /// Starts the shard's thread. The pipeline is built there and never leaves it.
-    func start(campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, format: OutputFormat, refusal: String?, retention: Retention) {
+    func start(campaigns: CampaignSet, locales: LocaleTable, tails: SharedTails, settings: PresenceSettings, format: OutputFormat, refusal: String?, retention: Retention) {
         let thread = Thread {
             // The campaign index built again, here: shared arrays would have their reference
             // counts (touched per event) bounce between the cores.
             let own = CampaignSet(campaigns.campaigns)
             let pipeline = LinePipeline(
-                engine: PresenceEngine(engine: RulesEngine(campaigns: own, locales: locales, store: InMemorySuppressionStore()), settings: settings),
+                engine: PresenceEngine(engine: RulesEngine(campaigns: own, locales: locales, store: InMemorySuppressionStore(), sharedTails: tails), settings: settings),
                 log: NoAnswerLog(), output: ShardOutput(), format: format,
                 logsPresenceInput: false, refusingResponses: refusal, retention: retention)
             run(pipeline)

@@ -31,7 +31,7 @@ struct ShardedReplay {
     static let blockLines = 4096
     static let blockBytes = 1 << 22
 
-    /// Why a sighting is refused (only where no search could find it ahead: a pipe).
+    /// Why a sighting is refused (only where the input cannot be read again: a pipe).
     static func sightingRefusal(jobs: Int) -> String {
         "a sighting, but replay runs with --jobs \(jobs): sightings go through the presence layer, whose clock spans devices; replay input with sightings with --jobs 1"
     }
@@ -39,12 +39,17 @@ struct ShardedReplay {
     struct Outcome {
         var failure: String?
         var rejectedLines = 0
+        /// The first sighting's source (index) and line: the records before it are written, and
+        /// the rest is for one engine (`Replay.run`).
+        var oneJobFrom: (source: Int, line: Int)?
     }
 
     func run() -> Outcome {
         let router = DeviceRouter(shards: jobs)
         let shards = (0..<jobs).map { ReplayShard(index: $0, router: router) }
-        for shard in shards { shard.start(campaigns: campaigns, locales: locales, settings: settings, format: format, refusal: refusal, retention: retention) }
+        // Each tail is rendered by the first shard that needs it, and taken by the others.
+        let tails = SharedTails()
+        for shard in shards { shard.start(campaigns: campaigns, locales: locales, tails: tails, settings: settings, format: format, refusal: refusal, retention: retention) }
         let plans = BoundedQueue<BlockPlan>(capacity: Self.depth)
         let written = BoundedQueue<(ok: Bool, rejected: Int)>(capacity: 1)
         let writerThread = Thread {
@@ -57,6 +62,7 @@ struct ShardedReplay {
         var reader = BlockReader(router: router, shards: shards, plans: plans)
         var outcome = Outcome()
         outcome.failure = reader.read(sources)
+        outcome.oneJobFrom = reader.oneJobFrom
         plans.close()
         for shard in shards { shard.work.close() }
         let result = written.pop() ?? (false, 0)

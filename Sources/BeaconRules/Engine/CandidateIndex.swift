@@ -31,7 +31,7 @@ struct CandidateIndex: Sendable {
     /// The beacon's number and run, numbering it on first sight; nil past the limits (or a beacon
     /// with more than 65,535 candidates per trigger). `rows`: the campaigns' rows, for their triggers.
     @inline(__always)
-    mutating func run<Key>(_ beacon: BeaconID, campaigns: CampaignSet, rows: [CandidateRow<Key>]) -> (Int, UInt64)? {
+    mutating func run<Key>(_ beacon: BeaconID, campaigns: CampaignSet, rows: UnsafeBufferPointer<CandidateRow<Key>>) -> (Int, UInt64)? {
         if let found = numbers.find(beacon) { return found }
         guard numbers.count < beaconLimit else { return nil }
         var list: [Int32] = []

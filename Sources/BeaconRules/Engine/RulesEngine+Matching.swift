@@ -31,11 +31,14 @@ extension RulesEngine {
         let bit = CompiledRule.bit(event.kind)
         let dwell = dwellMatch
         let time = event.time.milliseconds
+        // Read through pointers: the engine changes in this loop (its state, `pending`), and an
+        // array of it read here would be retained and released for every event.
+        let rows = self.rows, bounds = frameBounds
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.matchChunk) { live in
             withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
                 withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
-                    rows.withUnsafeBufferPointer { rows in
-                        campaigns.frameBounds.withUnsafeBufferPointer { bounds in
+                    do {
+                        do {
                             candidates.withUnsafeBufferPointer { candidates in
                                 var chunk = range.lowerBound
                                 while chunk < range.upperBound {

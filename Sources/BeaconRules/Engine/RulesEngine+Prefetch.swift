@@ -49,13 +49,14 @@ extension RulesEngine {
                         ranges[i] = range
                         sink ^= UInt64(UInt32(bitPattern: lists[range.lowerBound]))
                     }
-                    rows.withUnsafeBufferPointer { rows in
+                    do {
                         for i in 0..<n {
                             for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].triggerMask) }
                         }
                         // Then the first timeframe of the rows that have any (a row's state key
                         // is in the row itself).
-                        campaigns.frameBounds.withUnsafeBufferPointer { bounds in
+                        do {
+                            let bounds = frameBounds
                             for i in 0..<n {
                                 for k in ranges[i] {
                                     let row = rows[Int(lists[k])]

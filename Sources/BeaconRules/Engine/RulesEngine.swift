@@ -27,8 +27,14 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// The handlers clicks run (`respond(to:)`).
     public var actionRegistry = ActionRegistry()
     /// One row per campaign, its rule with what matching reads beside it. Rows of venue-wide and
-    /// instant campaigns, which most events are candidates of, stay in cache.
-    let rows: [CandidateRow<Store.CampaignKey>]
+    /// instant campaigns, which most events are candidates of, stay in cache. A pointer into
+    /// `rowStorage`, never written after init: `match` reads the rows while the engine changes,
+    /// and an array read there was retained and released for every event.
+    let rows: UnsafeBufferPointer<CandidateRow<Store.CampaignKey>>
+    /// Owns what `rows` points to.
+    private let rowStorage: CandidateRows<Store.CampaignKey>
+    /// `campaigns.frameBounds` (which `campaigns`, a constant, keeps), through a pointer as `rows`.
+    let frameBounds: UnsafeBufferPointer<Int64>
 
     /// The firings of the current event, in record order (internal: the delivery ledger reads them).
     var pending: [Firing] = []
@@ -56,7 +62,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     public var referencedStorage: AnyObject { tails.arena }
 
     /// An engine of these campaigns and locales over `store` (which may hold state already).
-    public init(campaigns: CampaignSet, locales: LocaleTable, store: Store) {
+    /// `sharedTails`: where engines of the same campaigns and locales that run side by side
+    /// share the tails they render, so that each tail is rendered once among them.
+    public init(campaigns: CampaignSet, locales: LocaleTable, store: Store, sharedTails: SharedTails? = nil) {
         self.campaigns = campaigns
         self.chooser = LanguageChooser(locales: locales)
         self.store = store
@@ -64,9 +72,11 @@ public struct RulesEngine<Store: SuppressionStore> {
         var keys: [Store.CampaignKey] = []
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
-        tails = TailCache(campaigns: campaigns.campaigns.count)
+        tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
         recordJoiner = RecordJoiner(campaigns)
-        rows = campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) }
+        rowStorage = CandidateRows(campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) })
+        rows = UnsafeBufferPointer(start: rowStorage.base, count: rowStorage.count)
+        frameBounds = campaigns.frameBounds.withUnsafeBufferPointer { $0 }
         candidateScratch.reserveCapacity(16)
         pending.reserveCapacity(16)
     }

@@ -10,6 +10,9 @@ struct TailCache {
     static var longest: Int { 1 << 16 }
     /// Where the tails' bytes are: what a writer's references point into.
     let arena = StableByteArena()
+    /// Where tails are shared with engines that run beside this one (nil: none). Only misses
+    /// go there: what is found is adopted into `arena` and kept in this cache.
+    private let sharedWithOthers: SharedTails?
     /// Each cached tail, numbered in caching order.
     private var references: [StableByteArena.Reference] = []
     /// The number of the tail of each (campaign, locale slot, trigger) cached.
@@ -24,7 +27,9 @@ struct TailCache {
     /// language in the ledger, and `noteDeliveries` does not look it up.
     private(set) var languagesEpoch: UInt64?
 
-    init(campaigns: Int) {
+    init(campaigns: Int, sharedWith others: SharedTails? = nil) {
+        sharedWithOthers = others
+        others?.register(arena)
         index = RuleLocaleTable(rules: campaigns)
         payloads = Array(repeating: nil, count: campaigns)
     }
@@ -36,8 +41,15 @@ struct TailCache {
         return references[Int(number)]
     }
 
-    /// Whether a tail is cached under `share`.
-    func holds(share: UInt64) -> Bool { shared[share] != nil }
+    /// Whether a tail is cached under `share`: here, or else by another engine (`SharedTails`),
+    /// and then now here too.
+    mutating func holds(share: UInt64) -> Bool {
+        if shared[share] != nil { return true }
+        guard let others = sharedWithOthers, let tail = others.tail(share) else { return false }
+        shared[share] = Int64(references.count)
+        references.append(arena.adopt(tail))
+        return true
+    }
 
     /// The tail cached under `share` (`holds(share:)`), now also the tail of (`rule`, `locale`, `trigger`).
     mutating func reuse(share: UInt64, rule: Int, locale: UInt32, trigger: EventKind, ledgerEpoch: UInt64) -> StableByteArena.Reference {
@@ -55,7 +67,10 @@ struct TailCache {
         let number = Int64(references.count)
         references.append(reference)
         index.set(rule: rule, locale: locale, trigger: trigger, number)
-        if let share { shared[share] = number }
+        if let share {
+            shared[share] = number
+            if let others = sharedWithOthers { arena.withChunks { others.publish(share, $0.bytes(reference)) } }
+        }
         return reference
     }
 

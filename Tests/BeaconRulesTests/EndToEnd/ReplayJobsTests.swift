@@ -152,8 +152,8 @@ struct ReplayJobsTests {
     }
 
     /// The presence layer's clock spans devices: with it, replay takes one job, and gives what
-    /// one job gives; sightings in a file are found before it starts; in a pipe given `--jobs`,
-    /// each is refused with the way out.
+    /// one job gives; sightings in a file hand the rest of the input to one engine; in a pipe
+    /// given `--jobs`, each is refused with the way out.
     @Test func presenceInputIsReplayedWithOneJob() throws {
         let directory = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -177,6 +177,37 @@ struct ReplayJobsTests {
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("a sighting, but replay runs with --jobs 2"))
         #expect(refused.stderr.contains("--jobs 1"))
+    }
+
+    /// Files are not searched for sightings ahead: the shards stop at the first one, and one
+    /// engine goes on from that line, having applied the lines before it again without writing
+    /// them. Sightings that start late (after several blocks, a refused line and responses
+    /// before them), in the second file, or on stdin from a file, give what one job gives.
+    @Test func sightingsThatStartLateGiveWhatOneJobGives() throws {
+        let directory = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let before = MuseumTrace.interleave(MuseumTrace.devices(60, events: 150, prefix: "late"))
+        var after: [String] = []
+        var time: Int64 = 1_780_900_000_000
+        for round in 0..<200 {
+            time += 5_000
+            let device = "late-dev-\(round % 7)"
+            let beacon = MuseumTrace.beacons[round / 50]
+            after.append(#"{"type":"sighting","device":"\#(device)","beacon":"\#(beacon)","rssi":-60,"time":\#(time)}"#)
+            after.append(#"{"id":"after-\#(round)","device":"late-dev-\#(round % 60)","type":"enter","beacon":"\#(beacon)","time":\#(time + 1)}"#)
+        }
+        after.append(#"{"id":"broken after","device":"late-dev-1","type":"enter"}"#)
+        let plain = before.joined(separator: "\n") + "\n"
+        let text = plain + #"{"id":"broken before","device":"late-dev-2"}"# + "\n" + after.joined(separator: "\n") + "\n"
+        let trace = Self.write(text, "late.jsonl", in: directory)
+        let one = try Self.expectSameWithAnyJobs([trace])
+        #expect(one.status == 1)
+        #expect(one.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 2, "both refused lines, once each")
+        #expect(one.stdout.utf8.count > plain.utf8.count / 4, "records on both sides of the first sighting")
+        let firstFile = Self.write(plain, "first.jsonl", in: directory)
+        let secondFile = Self.write(after.joined(separator: "\n") + "\n", "second.jsonl", in: directory)
+        _ = try Self.expectSameWithAnyJobs([firstFile, secondFile])
+        _ = try Self.expectSameWithAnyJobs([], stdin: text)
     }
 
     /// A line that names its device twice (a JSON object with a duplicate key: the last one
@@ -210,6 +241,16 @@ struct ReplayJobsTests {
         #expect(device(#"{"device":"dev-42","id":"e-1","type":"enter"}"#) == nil)
         #expect(device(#"{ "id":"e-1","device":"dev-42","type":"enter"}"#) == nil)
         #expect(device(#"{"id":"e-1","device":"dev-42"#) == nil)
+        // Devices read eight bytes at a time: a quote, an escape or a control byte in any place.
+        let long = "a-much-longer-device-id-of-33-byt"
+        #expect(device(#"{"id":"e-1","device":""# + long + #"","type":"enter"}"#) == long)
+        #expect(device(#"{"id":"e-1","device":"ünïcödé-dévîcé-ïd","type":"enter"}"#) == "ünïcödé-dévîcé-ïd")
+        for k in [0, 7, 8, 9, 15, 16, 23] {
+            let head = String(long.prefix(k))
+            #expect(device(#"{"id":"e-1","device":""# + head + #"\u0034","type":"enter"}"#) == nil, "escape after \(k)")
+            #expect(device(#"{"id":"e-1","device":""# + head + "\t" + #"","type":"enter"}"#) == nil, "tab after \(k)")
+            #expect(device(#"{"id":"e-1","device":""# + head + #"","type":"enter"}"#) == head, "quote after \(k)")
+        }
     }
 
     /// Devices spread over the shards: ids that differ in one character are not kept together.

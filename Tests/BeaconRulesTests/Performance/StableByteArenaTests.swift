@@ -26,4 +26,29 @@ struct StableByteArenaTests {
             }
         }
     }
+
+    /// An arena that adopts another's bytes reads them where they are, stores its own after
+    /// them in chunks of its own, and frees only those: the bytes stay the other arena's.
+    @Test func adoptedBytesAreReadWhereTheyAreAndNotFreed() {
+        let owner = StableByteArena()
+        let run: [UInt8] = Array("a tail rendered by another engine".utf8)
+        let stored = run.withUnsafeBufferPointer { owner.store($0) }
+        let original = owner.withChunks { $0.bytes(stored) }
+        do {
+            let other = StableByteArena()
+            let before: [UInt8] = [1, 2, 3]
+            let own = before.withUnsafeBufferPointer { other.store($0) }
+            let adopted = other.adopt(original)
+            let after: [UInt8] = [4, 5]
+            let later = after.withUnsafeBufferPointer { other.store($0) }
+            other.withChunks { chunks in
+                #expect(chunks.bytes(adopted).baseAddress == original.baseAddress)
+                #expect(Array(chunks.bytes(adopted)) == run)
+                #expect(Array(chunks.bytes(own)) == before)
+                #expect(Array(chunks.bytes(later)) == after)
+            }
+            #expect(later.chunk == own.chunk && later.offset == 3, "stored after the adopted run, in its own chunk")
+        }
+        owner.withChunks { #expect(Array($0.bytes(stored)) == run) }
+    }
 }
