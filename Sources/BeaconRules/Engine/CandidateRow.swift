@@ -72,20 +72,3 @@ struct CandidateRow<Key> {
     }
 }
 
-/// An engine's candidate rows in memory of their own, for a pointer that reads them without
-/// reference counting (`RulesEngine.rows`); freed with the last copy of the engine.
-final class CandidateRows<Key> {
-    let base: UnsafeMutablePointer<CandidateRow<Key>>
-    let count: Int
-
-    init(_ rows: [CandidateRow<Key>]) {
-        count = rows.count
-        base = .allocate(capacity: max(rows.count, 1))
-        rows.withUnsafeBufferPointer { if let start = $0.baseAddress { base.initialize(from: start, count: rows.count) } }
-    }
-
-    deinit {
-        base.deinitialize(count: count)
-        base.deallocate()
-    }
-}

@@ -32,9 +32,11 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// and an array read there was retained and released for every event.
     let rows: UnsafeBufferPointer<CandidateRow<Store.CampaignKey>>
     /// Owns what `rows` points to.
-    private let rowStorage: CandidateRows<Store.CampaignKey>
-    /// `campaigns.frameBounds` (which `campaigns`, a constant, keeps), through a pointer as `rows`.
+    private let rowStorage: PinnedBuffer<CandidateRow<Store.CampaignKey>>
+    /// `campaigns.frameBounds`, through a pointer as `rows`.
     let frameBounds: UnsafeBufferPointer<Int64>
+    /// Owns what `frameBounds` points to.
+    private let boundsStorage: PinnedBuffer<Int64>
 
     /// The firings of the current event, in record order (internal: the delivery ledger reads them).
     var pending: [Firing] = []
@@ -74,9 +76,10 @@ public struct RulesEngine<Store: SuppressionStore> {
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
         tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
         recordJoiner = RecordJoiner(campaigns)
-        rowStorage = CandidateRows(campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) })
-        rows = UnsafeBufferPointer(start: rowStorage.base, count: rowStorage.count)
-        frameBounds = campaigns.frameBounds.withUnsafeBufferPointer { $0 }
+        rowStorage = PinnedBuffer(campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) })
+        rows = rowStorage.elements
+        boundsStorage = PinnedBuffer(campaigns.frameBounds)
+        frameBounds = boundsStorage.elements
         candidateScratch.reserveCapacity(16)
         pending.reserveCapacity(16)
     }

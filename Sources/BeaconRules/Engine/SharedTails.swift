@@ -25,6 +25,7 @@ public final class SharedTails: Sendable {
     /// The arenas of the engines that publish here, kept alive as long as this object.
     private let arenas = Mutex<[StableByteArena]>([])
 
+    /// An empty table, for the engines of one campaign set and locale table to share.
     public init() {}
 
     /// Tails published.
