@@ -50,6 +50,12 @@ public final class SQLiteStateStore: SuppressionStore {
     let allPages: SQLiteStatement
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
+    /// The row number of each saved ledger line by its key, and the next number: known once the
+    /// ledger was loaded or first saved, until a rollback (`SQLiteStateStore+Ledger`). As many
+    /// entries as the ledger has lines.
+    var ledgerRows: [String: Int64] = [:]
+    var nextLedgerRow: Int64 = 1
+    var ledgerRowsKnown = false
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
     var firingSweep = ("", "")
     private(set) var inTransaction = false
@@ -66,7 +72,8 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// 'BRST' in the SQLite header: tells a state file from any other SQLite database.
     static let applicationID: Int64 = 0x4252_5354
-    static let schemaVersion: Int64 = 1
+    /// 2: the ledger's rows numbered in the order saved (version 1 files are upgraded at open).
+    static let schemaVersion: Int64 = 2
 
     /// SQLite's page cache for the owner's connection, in KiB: 64 MiB.
     static let cacheKiB = 65_536
@@ -137,9 +144,8 @@ public final class SQLiteStateStore: SuppressionStore {
         forgetOutboxStatement = try db.prepare("DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox ORDER BY seq LIMIT ?2) AND at < ?1")
         sweepFirings = try db.prepare("SELECT device, campaign, time FROM firing WHERE (device, campaign) > (?1, ?2) ORDER BY device, campaign LIMIT ?3")
         deleteFiring = try db.prepare("DELETE FROM firing WHERE device = ?1 AND campaign = ?2")
-        try db.execute("CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID")
-        deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE key = ?1")
-        saveLedgerLine = try db.prepare("INSERT INTO ledger (key, line) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET line = excluded.line")
+        deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE seq = ?1")
+        saveLedgerLine = try db.prepare("INSERT INTO ledger (seq, key, line) VALUES (?1, ?2, ?3)")
         freePages = try db.prepare("PRAGMA freelist_count")
         allPages = try db.prepare("PRAGMA page_count")
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
@@ -222,13 +228,14 @@ public final class SQLiteStateStore: SuppressionStore {
                         device TEXT NOT NULL, campaign TEXT NOT NULL, time INTEGER NOT NULL,
                         PRIMARY KEY (device, campaign)) WITHOUT ROWID;
                     CREATE TABLE answered (event TEXT PRIMARY KEY NOT NULL, records BLOB NOT NULL, at INTEGER NOT NULL DEFAULT 0);
+                    \(ledgerTable);
                     PRAGMA application_id = \(applicationID);
                     PRAGMA user_version = \(schemaVersion);
                     """)
             } else if application != applicationID {
                 throw StoreError(path: db.path, message: "an SQLite database, but not a beaconrules state file; give --state a new file name")
-            } else if version != schemaVersion {
-                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads version \(schemaVersion)")
+            } else if version != schemaVersion && version != 1 {
+                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads versions 1 (upgraded when opened) and \(schemaVersion)")
             }
             // The presence layer's tables came later; they are added to files of the same version.
             try db.execute("""
@@ -241,6 +248,8 @@ public final class SQLiteStateStore: SuppressionStore {
                 let hasTime = try db.integer("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = 'at'") > 0
                 if !hasTime { try db.execute("ALTER TABLE \(table) ADD COLUMN at INTEGER NOT NULL DEFAULT 0") }
             }
+            try upgradeLedger(db)
+            if version != schemaVersion { try db.execute("PRAGMA user_version = \(schemaVersion)") }
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -301,6 +310,7 @@ public final class SQLiteStateStore: SuppressionStore {
         inTransaction = false
         failure = nil
         pendingAnswers = 0
+        forgetLedgerRows()
     }
 
     func note(_ error: StoreError) {
