@@ -56,6 +56,8 @@ public final class SQLiteStateStore: SuppressionStore {
     var ledgerRows: [String: Int64] = [:]
     var nextLedgerRow: Int64 = 1
     var ledgerRowsKnown = false
+    /// Record tails stored once (`SQLiteStateStore+RecordTails`).
+    var tails = RecordTails()
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
     var firingSweep = ("", "")
     private(set) var inTransaction = false
@@ -249,6 +251,7 @@ public final class SQLiteStateStore: SuppressionStore {
                 if !hasTime { try db.execute("ALTER TABLE \(table) ADD COLUMN at INTEGER NOT NULL DEFAULT 0") }
             }
             try upgradeLedger(db)
+            try db.execute(tailTable)
             if version != schemaVersion { try db.execute("PRAGMA user_version = \(schemaVersion)") }
             try db.execute("COMMIT")
         } catch {
@@ -289,6 +292,7 @@ public final class SQLiteStateStore: SuppressionStore {
             throw failure
         }
         do throws(StoreError) {
+            try saveNamedTails()
             try db.execute("COMMIT")
         } catch {
             rollback()
@@ -311,6 +315,7 @@ public final class SQLiteStateStore: SuppressionStore {
         failure = nil
         pendingAnswers = 0
         forgetLedgerRows()
+        tails.forgetNumbers()
     }
 
     func note(_ error: StoreError) {
@@ -375,7 +380,7 @@ public final class SQLiteStateStore: SuppressionStore {
         selectAnswer.bind(1, id)
         do {
             guard try selectAnswer.step() else { return nil }
-            return selectAnswer.blob(0)
+            return try records(stored: selectAnswer.blob(0))
         } catch {
             note(error)
             return nil
@@ -385,14 +390,23 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Logs the answer to a new event id: its records as JSON lines, each ending in `\n`.
     public func remember(event id: String, records: [UInt8]) {
         if failure != nil { return }
+        _ = insert(event: id, stored: records)
+    }
+
+    /// Adds an answer as stored (`records(stored:)` reads it back); false on a failure (noted).
+    func insert(event id: String, stored: [UInt8]) -> Bool {
         defer { insertAnswer.reset() }
         insertAnswer.bind(1, id)
-        records.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
+        stored.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
         insertAnswer.bind(3, clock)
         do {
             _ = try insertAnswer.step()
             if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
-        } catch { note(error) }
+            return true
+        } catch {
+            note(error)
+            return false
+        }
     }
 
     /// Lets the file grow by at most `pages` more pages; past that every write fails as on a full
@@ -465,7 +479,7 @@ public final class SQLiteStateStore: SuppressionStore {
         let statement = try db.prepare("SELECT event, records FROM answered ORDER BY event")
         defer { statement.finalize() }
         var rows: [(event: String, records: [UInt8])] = []
-        while try statement.step() { rows.append((statement.text(0), statement.blob(1))) }
+        while try statement.step() { rows.append((statement.text(0), try records(stored: statement.blob(1)))) }
         return rows
     }
 }
