@@ -71,17 +71,8 @@ struct SQLiteLedgerLayoutTests {
             let result = try CommandRunner.run(["replay", "--state", path], stdin: first)
             #expect(result.status == 0, "\(result.stderr)")
         }
-        // The ledger as version 1 kept it: rows keyed by line key, no row number.
+        try Self.makeVersionOne(old)
         let db = try SQLiteConnection(path: old)
-        try db.execute("""
-            BEGIN;
-            CREATE TABLE ledger_v1 (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID;
-            INSERT INTO ledger_v1 SELECT key, line FROM ledger;
-            DROP TABLE ledger;
-            ALTER TABLE ledger_v1 RENAME TO ledger;
-            PRAGMA user_version = 1;
-            COMMIT;
-            """)
         // Deliveries, some clicked, and what else the responses saved.
         #expect(try db.integer("SELECT count(*) FROM ledger WHERE key LIKE '0:%'") > 10)
         #expect(try db.integer("SELECT count(*) FROM ledger WHERE key LIKE '0:%' AND CAST(line AS TEXT) LIKE '%\"clicks\":[\"%'") > 0)
@@ -106,6 +97,25 @@ struct SQLiteLedgerLayoutTests {
             afterReference.close()
         }
         #expect(try after.loadLedger().allLines() == afterReference.loadLedger().allLines())
+    }
+
+    /// Lays a state file out as version 1 did: ledger rows keyed by line key (no row number), no
+    /// record tails (answers stored whole).
+    static func makeVersionOne(_ path: String) throws {
+        let db = try SQLiteConnection(path: path)
+        defer { db.close() }
+        let tails = try db.integer("SELECT count(*) FROM tail")
+        precondition(tails == 0, "answers stored with tail numbers have no version 1 layout")
+        try db.execute("""
+            BEGIN;
+            CREATE TABLE ledger_v1 (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID;
+            INSERT INTO ledger_v1 SELECT key, line FROM ledger;
+            DROP TABLE ledger;
+            ALTER TABLE ledger_v1 RENAME TO ledger;
+            DROP TABLE tail;
+            PRAGMA user_version = 1;
+            COMMIT;
+            """)
     }
 
     @Test func aFileOfALaterVersionIsRefusedNamingTheVersions() throws {

@@ -53,17 +53,8 @@ struct SQLiteRecordTailsTests {
         // Answers stored whole, in a version 1 file, as versions before kept them all.
         let old = directory + "/old.db", fresh = directory + "/fresh.db"
         #expect(try CommandRunner.run(["replay", "--state", old], stdin: lines.map { $0 + "\n" }.joined()).status == 0)
+        try SQLiteLedgerLayoutTests.makeVersionOne(old)
         let db = try SQLiteConnection(path: old)
-        try db.execute("""
-            BEGIN;
-            CREATE TABLE ledger_v1 (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID;
-            INSERT INTO ledger_v1 SELECT key, line FROM ledger;
-            DROP TABLE ledger;
-            ALTER TABLE ledger_v1 RENAME TO ledger;
-            DROP TABLE tail;
-            PRAGMA user_version = 1;
-            COMMIT;
-            """)
         #expect(try db.integer("SELECT count(*) FROM answered WHERE substr(records, 1, 1) = x'7b'") > Int64(lines.count / 2))
         db.close()
 
