@@ -102,6 +102,8 @@ final class SQLiteConnection {
 
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
+    /// The row number of the last row inserted on this connection.
+    var lastInsertRowid: Int64 { sqlite3_last_insert_rowid(handle) }
 
     func lastError(_ rc: Int32) -> String {
         guard let handle else { return String(cString: sqlite3_errstr(rc)) }

@@ -11,6 +11,7 @@ extension SQLiteStateStore {
     public func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         if failure != nil { return 0 }
         let answers = try deleteOldest(forgetAnswerStatement, before: time, limit: limit)
+        if answers > 0 { try forgetUnnamedTails() }
         // Counted as `remember` counts: in the open transaction until it commits.
         if inTransaction { pendingAnswers -= answers } else { heldAnswers -= answers }
         return answers + (try deleteOldest(forgetOutboxStatement, before: time, limit: limit))

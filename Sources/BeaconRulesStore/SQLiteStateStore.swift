@@ -50,6 +50,14 @@ public final class SQLiteStateStore: SuppressionStore {
     let allPages: SQLiteStatement
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
+    /// The row number of each saved ledger line by its key, and the next number: known once the
+    /// ledger was loaded or first saved, until a rollback (`SQLiteStateStore+Ledger`). As many
+    /// entries as the ledger has lines.
+    var ledgerRows: [String: Int64] = [:]
+    var nextLedgerRow: Int64 = 1
+    var ledgerRowsKnown = false
+    /// Record tails stored once (`SQLiteStateStore+RecordTails`).
+    var tails = RecordTails()
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
     var firingSweep = ("", "")
     private(set) var inTransaction = false
@@ -66,7 +74,8 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// 'BRST' in the SQLite header: tells a state file from any other SQLite database.
     static let applicationID: Int64 = 0x4252_5354
-    static let schemaVersion: Int64 = 1
+    /// 2: the ledger's rows numbered in the order saved (version 1 files are upgraded at open).
+    static let schemaVersion: Int64 = 2
 
     /// SQLite's page cache for the owner's connection, in KiB: 64 MiB.
     static let cacheKiB = 65_536
@@ -137,9 +146,8 @@ public final class SQLiteStateStore: SuppressionStore {
         forgetOutboxStatement = try db.prepare("DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox ORDER BY seq LIMIT ?2) AND at < ?1")
         sweepFirings = try db.prepare("SELECT device, campaign, time FROM firing WHERE (device, campaign) > (?1, ?2) ORDER BY device, campaign LIMIT ?3")
         deleteFiring = try db.prepare("DELETE FROM firing WHERE device = ?1 AND campaign = ?2")
-        try db.execute("CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY NOT NULL, line BLOB NOT NULL) WITHOUT ROWID")
-        deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE key = ?1")
-        saveLedgerLine = try db.prepare("INSERT INTO ledger (key, line) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET line = excluded.line")
+        deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE seq = ?1")
+        saveLedgerLine = try db.prepare("INSERT INTO ledger (seq, key, line) VALUES (?1, ?2, ?3)")
         freePages = try db.prepare("PRAGMA freelist_count")
         allPages = try db.prepare("PRAGMA page_count")
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
@@ -222,13 +230,14 @@ public final class SQLiteStateStore: SuppressionStore {
                         device TEXT NOT NULL, campaign TEXT NOT NULL, time INTEGER NOT NULL,
                         PRIMARY KEY (device, campaign)) WITHOUT ROWID;
                     CREATE TABLE answered (event TEXT PRIMARY KEY NOT NULL, records BLOB NOT NULL, at INTEGER NOT NULL DEFAULT 0);
+                    \(ledgerTable);
                     PRAGMA application_id = \(applicationID);
                     PRAGMA user_version = \(schemaVersion);
                     """)
             } else if application != applicationID {
                 throw StoreError(path: db.path, message: "an SQLite database, but not a beaconrules state file; give --state a new file name")
-            } else if version != schemaVersion {
-                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads version \(schemaVersion)")
+            } else if version != schemaVersion && version != 1 {
+                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads versions 1 (upgraded when opened) and \(schemaVersion)")
             }
             // The presence layer's tables came later; they are added to files of the same version.
             try db.execute("""
@@ -241,6 +250,9 @@ public final class SQLiteStateStore: SuppressionStore {
                 let hasTime = try db.integer("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = 'at'") > 0
                 if !hasTime { try db.execute("ALTER TABLE \(table) ADD COLUMN at INTEGER NOT NULL DEFAULT 0") }
             }
+            try upgradeLedger(db)
+            try db.execute(tailTable)
+            if version != schemaVersion { try db.execute("PRAGMA user_version = \(schemaVersion)") }
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -280,6 +292,7 @@ public final class SQLiteStateStore: SuppressionStore {
             throw failure
         }
         do throws(StoreError) {
+            try saveNamedTails()
             try db.execute("COMMIT")
         } catch {
             rollback()
@@ -301,6 +314,8 @@ public final class SQLiteStateStore: SuppressionStore {
         inTransaction = false
         failure = nil
         pendingAnswers = 0
+        forgetLedgerRows()
+        tails.forgetNumbers()
     }
 
     func note(_ error: StoreError) {
@@ -365,7 +380,7 @@ public final class SQLiteStateStore: SuppressionStore {
         selectAnswer.bind(1, id)
         do {
             guard try selectAnswer.step() else { return nil }
-            return selectAnswer.blob(0)
+            return try records(stored: selectAnswer.blob(0))
         } catch {
             note(error)
             return nil
@@ -375,14 +390,23 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Logs the answer to a new event id: its records as JSON lines, each ending in `\n`.
     public func remember(event id: String, records: [UInt8]) {
         if failure != nil { return }
+        _ = insert(event: id, stored: records)
+    }
+
+    /// Adds an answer as stored (`records(stored:)` reads it back); false on a failure (noted).
+    func insert(event id: String, stored: [UInt8]) -> Bool {
         defer { insertAnswer.reset() }
         insertAnswer.bind(1, id)
-        records.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
+        stored.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
         insertAnswer.bind(3, clock)
         do {
             _ = try insertAnswer.step()
             if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
-        } catch { note(error) }
+            return true
+        } catch {
+            note(error)
+            return false
+        }
     }
 
     /// Lets the file grow by at most `pages` more pages; past that every write fails as on a full
@@ -455,7 +479,7 @@ public final class SQLiteStateStore: SuppressionStore {
         let statement = try db.prepare("SELECT event, records FROM answered ORDER BY event")
         defer { statement.finalize() }
         var rows: [(event: String, records: [UInt8])] = []
-        while try statement.step() { rows.append((statement.text(0), statement.blob(1))) }
+        while try statement.step() { rows.append((statement.text(0), try records(stored: statement.blob(1)))) }
         return rows
     }
 }

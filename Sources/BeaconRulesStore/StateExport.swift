@@ -21,7 +21,7 @@ extension SQLiteStateStore {
         export.firings = try firings()
         let answers = try db.prepare("SELECT event, records, at FROM answered ORDER BY rowid")
         defer { answers.finalize() }
-        while try answers.step() { export.answers.append((answers.text(0), answers.blob(1), answers.int64(2))) }
+        while try answers.step() { export.answers.append((answers.text(0), try records(stored: answers.blob(1)), answers.int64(2))) }
         let ledger = try db.prepare("SELECT key, line FROM ledger ORDER BY key")
         defer { ledger.finalize() }
         while try ledger.step() { export.ledger.append((ledger.text(0), ledger.blob(1))) }

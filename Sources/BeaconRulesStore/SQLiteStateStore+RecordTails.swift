@@ -1,0 +1,183 @@
+public import BeaconRules
+
+/// Record tails kept once in the state file. An answer's records repeat, event after event, the
+/// long tail the engine rendered once for their campaign, trigger and language (the in-memory log
+/// keeps them by reference, `MemoryStateLog`); the file keeps each such tail once, in `tail`, and an
+/// answer written with references is stored as `marker`, the count of references, each one's
+/// place and tail number (LEB128), then the answer's own bytes. An answer stored before (or without
+/// references) is its records as they are: JSON lines start with `{`, never with `marker`. Either
+/// way `answer(event:)` gives the records byte for byte.
+///
+/// A tail is forgotten when no answer still held names it: each keeps the row number of the last
+/// answer naming it (`last`, written at the commit), and when answers are forgotten (oldest row
+/// numbers first), the tails whose `last` is below the oldest answer left go.
+struct RecordTails {
+    /// A run of a writer's referenced bytes, by where it is: the same run is the same tail while
+    /// `storage` (what it points into) is kept alive.
+    struct Run: Hashable {
+        var start: UnsafePointer<UInt8>
+        var count: Int
+    }
+
+    /// The first byte of an answer stored with tail numbers.
+    static let marker: UInt8 = 0x01
+    /// What the runs in `ids` point into, held so that no other bytes take their addresses.
+    var storage: AnyObject?
+    /// The tail number of each run seen since `storage` came.
+    var ids: [Run: Int64] = [:]
+    /// Tails read back to answer resends, by number.
+    var bytes: [Int64: [UInt8]] = [:]
+    /// The tails that answers of the open transaction name, with the last such answer's row.
+    var named: [Int64: Int64] = [:]
+
+    /// After a rollback or tails deleted: numbers held may name rows that are gone.
+    mutating func forgetNumbers() {
+        ids = [:]
+        bytes = [:]
+        named = [:]
+    }
+}
+
+extension SQLiteStateStore {
+    /// Answers are written as the engine wrote them, their tails by reference.
+    public var keepsReferences: Bool { true }
+
+    /// `remember` with each referenced run stored as its tail's number.
+    public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
+        if records.references.isEmpty {
+            remember(event: id, records: records.bytes)
+            return
+        }
+        if failure != nil { return }
+        if tails.storage !== storage {
+            tails.storage = storage
+            tails.ids = [:]
+        }
+        var encoded: [UInt8] = [RecordTails.marker]
+        encoded.reserveCapacity(records.bytes.count + 8 + 6 * records.references.count)
+        Self.appendNumber(UInt64(records.references.count), to: &encoded)
+        var numbers: [Int64] = []
+        do {
+            for reference in records.references {
+                let number = try tailNumber(RecordTails.Run(start: reference.start, count: reference.count))
+                Self.appendNumber(UInt64(reference.at), to: &encoded)
+                Self.appendNumber(UInt64(number), to: &encoded)
+                numbers.append(number)
+            }
+        } catch {
+            note(error)
+            return
+        }
+        encoded.append(contentsOf: records.bytes)
+        guard insert(event: id, stored: encoded) else { return }
+        let row = db.lastInsertRowid
+        for number in numbers { tails.named[number] = row }
+    }
+
+    /// The number of the tail with the bytes of `run`, which is added to `tail` when new.
+    private func tailNumber(_ run: RecordTails.Run) throws(StoreError) -> Int64 {
+        if let number = tails.ids[run] { return number }
+        let bytes = Array(UnsafeBufferPointer(start: run.start, count: run.count))
+        let select = try db.prepare("SELECT id FROM tail WHERE bytes = ?1")
+        defer { select.finalize() }
+        bytes.withUnsafeBytes { select.bind(1, blob: $0) }
+        let number: Int64
+        if try select.step() {
+            number = select.int64(0)
+        } else {
+            let insert = try db.prepare("INSERT INTO tail (bytes, last) VALUES (?1, 0)")
+            defer { insert.finalize() }
+            bytes.withUnsafeBytes { insert.bind(1, blob: $0) }
+            _ = try insert.step()
+            number = db.lastInsertRowid
+        }
+        tails.ids[run] = number
+        tails.bytes[number] = bytes
+        return number
+    }
+
+    /// Writes the last answer naming each tail the open transaction's answers named (before the
+    /// commit, and before tails are forgotten).
+    func saveNamedTails() throws(StoreError) {
+        if tails.named.isEmpty { return }
+        let update = try db.prepare("UPDATE tail SET last = max(last, ?2) WHERE id = ?1")
+        defer { update.finalize() }
+        for (number, row) in tails.named {
+            update.bind(1, number)
+            update.bind(2, row)
+            _ = try update.step()
+            update.reset()
+        }
+        tails.named = [:]
+    }
+
+    /// After answers were forgotten: the tails no answer left names.
+    func forgetUnnamedTails() throws(StoreError) {
+        try saveNamedTails()
+        try db.execute("DELETE FROM tail WHERE last < coalesce((SELECT min(rowid) FROM answered), 9223372036854775807)")
+        if db.changes > 0 { tails.forgetNumbers() }
+    }
+
+    /// The records of an answer as stored: with its tails' bytes in their places.
+    func records(stored: [UInt8]) throws(StoreError) -> [UInt8] {
+        guard stored.first == RecordTails.marker else { return stored }
+        var cursor = 1
+        func number() throws(StoreError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while cursor < stored.count, shift < 64 {
+                let byte = stored[cursor]
+                cursor += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            throw StoreError(path: path, message: "an answer in the file is damaged: its tail numbers end early")
+        }
+        let count = try number()
+        var references: [(at: Int, tail: Int64)] = []
+        for _ in 0..<count {
+            let at = Int(clamping: try number())
+            references.append((at, Int64(clamping: try number())))
+        }
+        let own = stored[cursor...]
+        var result: [UInt8] = []
+        var position = 0
+        for reference in references {
+            guard reference.at >= position, reference.at <= own.count else {
+                throw StoreError(path: path, message: "an answer in the file is damaged: a tail's place is outside it")
+            }
+            result.append(contentsOf: own[own.startIndex + position..<own.startIndex + reference.at])
+            result.append(contentsOf: try tailBytes(reference.tail))
+            position = reference.at
+        }
+        result.append(contentsOf: own[(own.startIndex + position)...])
+        return result
+    }
+
+    /// A tail's bytes, read from the file once.
+    private func tailBytes(_ number: Int64) throws(StoreError) -> [UInt8] {
+        if let bytes = tails.bytes[number] { return bytes }
+        let select = try db.prepare("SELECT bytes FROM tail WHERE id = ?1")
+        defer { select.finalize() }
+        select.bind(1, number)
+        guard try select.step() else {
+            throw StoreError(path: path, message: "an answer in the file names record tail \(number), which the file does not hold")
+        }
+        let bytes = select.blob(0)
+        tails.bytes[number] = bytes
+        return bytes
+    }
+
+    static func appendNumber(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// The table of tails, added to files that have none.
+    static let tailTable = "CREATE TABLE IF NOT EXISTS tail (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL UNIQUE, last INTEGER NOT NULL DEFAULT 0)"
+}
