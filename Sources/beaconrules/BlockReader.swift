@@ -15,6 +15,8 @@ struct BlockReader {
     private var source = "stdin"
     /// The source being read, when it is mapped: the shards read their lines in it.
     private var mapping: MappedInput?
+    /// Where its bytes start (read per line: no reference counted).
+    private var mappedBase: UnsafePointer<UInt8>?
     /// False once the writer has stopped (stdout closed): reading stops too.
     private var reading = true
     /// Where the first sighting is (the index of its source and its line number), when every
@@ -49,6 +51,7 @@ struct BlockReader {
             var lines = LineReader(fd: fd)
             lines.releasesOnlyApplied = true
             mapping = lines.mapping
+            mappedBase = mapping?.bytes.baseAddress
             for s in work.indices {
                 work[s].source = source
                 work[s].mapping = mapping
@@ -68,8 +71,8 @@ struct BlockReader {
                     refuse("line longer than \(LineReader.longestLine) bytes; skipped up to its newline", line: number)
                 } else if EventParser.isBlank(line) {
                     continue
-                } else if let device = DeviceRouter.usualDevice(line) {
-                    append(line, number: number, to: router.shard(device))
+                } else if let s = router.usualShard(line) {
+                    append(line, number: number, to: s)
                 } else {
                     route(line, number: number)
                 }
@@ -86,6 +89,7 @@ struct BlockReader {
             // Lines read before a read error are still applied, as they were read.
             sendBlock()
             mapping = nil
+            mappedBase = nil
             for s in work.indices { work[s].mapping = nil }
             if !reading || oneJobFrom != nil { return nil }
             if let readError { return "\(source): read failed: \(readError)" }
@@ -114,8 +118,8 @@ struct BlockReader {
 
     /// A line's bytes to shard `s`, to be read there: where it lies in the mapped file, or else a copy.
     private mutating func append(_ line: UnsafeBufferPointer<UInt8>, number: Int, to s: Int) {
-        if let mapping {
-            work[s].lines.append(ShardWork.Line(number: number, start: mapping.offset(of: line), count: line.count, input: -1))
+        if let mappedBase, let start = line.baseAddress {
+            work[s].lines.append(ShardWork.Line(number: number, start: mappedBase.distance(to: start), count: line.count, input: -1))
         } else {
             work[s].lines.append(ShardWork.Line(number: number, start: work[s].bytes.count, count: line.count, input: -1))
             work[s].bytes.append(line)

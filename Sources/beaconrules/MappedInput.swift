@@ -32,18 +32,6 @@ final class MappedInput: @unchecked Sendable {
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
 
-    /// The `count` bytes at `offset`.
-    @inline(__always)
-    func line(at offset: Int, count: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: bytes.baseAddress! + offset, count: count)
-    }
-
-    /// The offset of a line handed out from this file.
-    @inline(__always)
-    func offset(of line: UnsafeBufferPointer<UInt8>) -> Int {
-        bytes.baseAddress!.distance(to: line.baseAddress ?? bytes.baseAddress!)
-    }
-
     /// The writer has written every block up to `offset` (the shards are done with its lines).
     func applied(upTo offset: Int) {
         written.withLock { $0 = max($0, offset) }
