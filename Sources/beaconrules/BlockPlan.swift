@@ -10,6 +10,10 @@ struct BlockPlan: Sendable {
     /// A new source starts with this block: its size when known (for the progress bar).
     var newSource: Int?? = nil
     var bytesRead = 0
+    /// The mapped file the block's lines are in, and where the block ends in it: the writer marks
+    /// it applied up to there once written (`MappedInput.applied(upTo:)`).
+    var mapping: MappedInput?
+    var mappedEnd = 0
     var lineNumber = 0
 
     static let readerLine: UInt8 = .max

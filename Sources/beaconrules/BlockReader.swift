@@ -13,6 +13,10 @@ struct BlockReader {
     private var work: [ShardWork]
     private var bytesInBlock = 0
     private var source = "stdin"
+    /// The source being read, when it is mapped: the shards read their lines in it.
+    private var mapping: MappedInput?
+    /// Where its bytes start (read per line: no reference counted).
+    private var mappedBase: UnsafePointer<UInt8>?
     /// False once the writer has stopped (stdout closed): reading stops too.
     private var reading = true
     /// Where the first sighting is (the index of its source and its line number), when every
@@ -44,8 +48,14 @@ struct BlockReader {
             if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { size = Int(info.st_size) }
             if size == nil { rereadable = false }
             plan.newSource = .some(size)
-            for s in work.indices { work[s].source = source }
             var lines = LineReader(fd: fd)
+            lines.releasesOnlyApplied = true
+            mapping = lines.mapping
+            mappedBase = mapping?.bytes.baseAddress
+            for s in work.indices {
+                work[s].source = source
+                work[s].mapping = mapping
+            }
             var readError: ReadError?
             while reading && oneJobFrom == nil {
                 let line: UnsafeBufferPointer<UInt8>
@@ -61,21 +71,26 @@ struct BlockReader {
                     refuse("line longer than \(LineReader.longestLine) bytes; skipped up to its newline", line: number)
                 } else if EventParser.isBlank(line) {
                     continue
-                } else if let device = DeviceRouter.usualDevice(line) {
-                    append(line, number: number, to: router.shard(device))
+                } else if let s = router.usualShard(line) {
+                    append(line, number: number, to: s)
                 } else {
                     route(line, number: number)
                 }
                 if plan.owners.count >= ShardedReplay.blockLines || bytesInBlock >= ShardedReplay.blockBytes {
                     plan.bytesRead = lines.bytesRead
                     plan.lineNumber = number
+                    plan.mappedEnd = lines.position
                     sendBlock()
                 }
             }
             plan.bytesRead = lines.bytesRead
             plan.lineNumber = lines.lineNumber
+            plan.mappedEnd = lines.position
             // Lines read before a read error are still applied, as they were read.
             sendBlock()
+            mapping = nil
+            mappedBase = nil
+            for s in work.indices { work[s].mapping = nil }
             if !reading || oneJobFrom != nil { return nil }
             if let readError { return "\(source): read failed: \(readError)" }
         }
@@ -101,10 +116,14 @@ struct BlockReader {
         }
     }
 
-    /// A line's bytes to shard `s`, to be read there.
+    /// A line's bytes to shard `s`, to be read there: where it lies in the mapped file, or else a copy.
     private mutating func append(_ line: UnsafeBufferPointer<UInt8>, number: Int, to s: Int) {
-        work[s].lines.append(ShardWork.Line(number: number, start: work[s].bytes.count, count: line.count, input: -1))
-        work[s].bytes.append(line)
+        if let mappedBase, let start = line.baseAddress {
+            work[s].lines.append(ShardWork.Line(number: number, start: mappedBase.distance(to: start), count: line.count, input: -1))
+        } else {
+            work[s].lines.append(ShardWork.Line(number: number, start: work[s].bytes.count, count: line.count, input: -1))
+            work[s].bytes.append(line)
+        }
         bytesInBlock += line.count
         note(s)
     }
@@ -123,7 +142,8 @@ struct BlockReader {
     /// The block to the writer (its plan first) and to the shards that have lines of it.
     private mutating func sendBlock() {
         guard reading, !plan.owners.isEmpty || plan.newSource != nil else { return }
-        let sent = plan
+        var sent = plan
+        sent.mapping = mapping
         plan = BlockPlan()
         plan.owners.reserveCapacity(sent.owners.count)
         bytesInBlock = 0
@@ -136,6 +156,7 @@ struct BlockReader {
             var next = work[s]
             work[s] = spare
             work[s].source = source
+            work[s].mapping = mapping
             next.source = source
             guard shards[s].work.push(next) else {
                 reading = false

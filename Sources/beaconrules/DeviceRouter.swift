@@ -17,12 +17,11 @@ struct DeviceRouter {
     /// The shard of a device id's bytes: a hash of its 8-byte words, mixed so that ids that
     /// differ in one byte spread evenly (`t-dev-1`, `t-dev-2`, ...).
     func shard(_ device: UnsafeBufferPointer<UInt8>) -> Int {
-        guard let base = device.baseAddress else { return 0 }
-        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(device.count)
+        guard let base = device.baseAddress else { return shard(DeviceHash()) }
+        var hash = DeviceHash()
         var at = 0
         while at + 8 <= device.count {
-            hash = (hash ^ UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            hash ^= hash >> 32
+            hash.add(UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
             at += 8
         }
         var last: UInt64 = 0
@@ -32,8 +31,32 @@ struct DeviceRouter {
             shift += 8
             at += 1
         }
+        hash.end(last: last, count: device.count)
+        return shard(hash)
+    }
+
+    /// A device's hash as it is read, eight bytes at a time (so that the reader can hash the
+    /// device while it finds its end: `usualDevice`); the same bytes give the same hash either way.
+    struct DeviceHash {
+        var value: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+        /// The next eight bytes of the device (little-endian).
+        @inline(__always) mutating func add(_ word: UInt64) {
+            value = (value ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            value ^= value >> 32
+        }
+
+        /// The last bytes (fewer than eight, little-endian, zero above them) and the length.
+        @inline(__always) mutating func end(last: UInt64, count: Int) {
+            add(last)
+            value ^= UInt64(truncatingIfNeeded: count)
+        }
+    }
+
+    /// The shard of a device's finished hash.
+    @inline(__always) func shard(_ hash: DeviceHash) -> Int {
         // MurmurHash3's finalizer: every input bit reaches the low bits the modulo reads.
-        hash ^= last
+        var hash = hash.value
         hash ^= hash >> 33
         hash = hash &* 0xFF51_AFD7_ED55_8CCD
         hash ^= hash >> 33
@@ -52,6 +75,18 @@ struct DeviceRouter {
     /// object's second member, with no escape in it. (A line that names `device` twice, where
     /// the last one counts, is refused by the shard that gets it if the two disagree.)
     static func usualDevice(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        usualDeviceHashed(line)?.device
+    }
+
+    /// The shard of a line in the usual layout, its device read (and hashed) in place; nil: route
+    /// the line by its general parse.
+    @inline(__always) func usualShard(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        Self.usualDeviceHashed(line).map { shard($0.hash) }
+    }
+
+    /// `usualDevice`, with the device's hash taken from the words the scan reads anyway.
+    @inline(__always)
+    static func usualDeviceHashed(_ line: UnsafeBufferPointer<UInt8>) -> (device: UnsafeBufferPointer<UInt8>, hash: DeviceHash)? {
         // `{"id":"` (7 bytes), then the id up to its quote, then `","device":"` (12 with that quote).
         guard line.count >= 24, let base = line.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
@@ -64,6 +99,7 @@ struct DeviceRouter {
         else { return nil }
         let start = close + 12
         var k = start
+        var hash = DeviceHash()
         // Eight bytes at a time up to the word that holds a quote, a backslash or a control byte
         // (each flagged as a zero byte of the word xored with it, or a byte below 0x20: either
         // test may also flag a byte after the first hit, never miss one); then byte by byte.
@@ -71,8 +107,11 @@ struct DeviceRouter {
             let word = (raw + k).loadUnaligned(as: UInt64.self)
             if Self.hasZeroByte(word ^ 0x2222_2222_2222_2222) | Self.hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
                 | ((word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080) != 0 { break }
+            hash.add(word)
             k += 8
         }
+        // The device's last bytes (fewer than eight: a flagged word holds a real hit) start here.
+        let tail = k
         while k < line.count {
             let byte = base[k]
             if byte == 0x22 {
@@ -81,7 +120,10 @@ struct DeviceRouter {
                       (raw + k).loadUnaligned(as: UInt64.self) == Self.typeKeyHead,
                       (raw + k + 8).loadUnaligned(as: UInt16.self) == Self.typeKeyTail, base[k + 10] == 0x65
                 else { return nil }
-                return UnsafeBufferPointer(start: base + start, count: k - start)
+                // In bounds: eight bytes from `tail` end before the quote's `","type":"e`.
+                guard k - tail < 8 else { return nil }
+                hash.end(last: (raw + tail).loadUnaligned(as: UInt64.self) & ~(UInt64.max << (UInt64(k - tail) * 8)), count: k - start)
+                return (UnsafeBufferPointer(start: base + start, count: k - start), hash)
             }
             if byte == 0x5C || byte < 0x20 { return nil }
             k += 1

@@ -12,12 +12,22 @@ import Glibc
 /// A regular file is mapped instead (`mmap`) and its lines handed out where they lie in the page
 /// cache: the kernel then copies nothing (reading copied every byte once more, about a twentieth
 /// of a replay). The file's length is taken when it is opened; a file cut shorter while it is
-/// being replayed ends the process (SIGBUS), as with any mapped file.
+/// being replayed ends the process (SIGBUS), as with any mapped file. The mapping (`mapping`) may
+/// outlive the reader: `replay --jobs N`'s shards read their lines in it.
 struct LineReader: ~Copyable {
     let fd: Int32
     private var storage: UnsafeMutableBufferPointer<UInt8>
     /// The file is mapped: `storage` is the mapping, read in full (`atEnd`).
     private let mapped: Bool
+    /// The mapping, when the file is mapped.
+    let mapping: MappedInput?
+    /// Pages are dropped only up to where the mapping's writer has applied the lines
+    /// (`MappedInput.applied(upTo:)`), not up to the next line: others read lines behind it.
+    var releasesOnlyApplied = false
+    /// Where the next line started when pages were last dropped.
+    private var releaseChecked = 0
+    /// Where the next line starts (of a mapped file: its offset in `mapping`).
+    var position: Int { start }
     /// Where the next line starts, and how far the storage holds read bytes.
     private var start = 0
     private var end = 0
@@ -40,11 +50,9 @@ struct LineReader: ~Copyable {
     /// into is still in the core's cache when its lines are parsed (1 MiB measured slower).
     init(fd: Int32, chunkSize: Int = 1 << 18) {
         self.fd = fd
-        var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-           let map = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED {
-            _ = madvise(map, Int(info.st_size), MADV_SEQUENTIAL)
-            storage = UnsafeMutableBufferPointer(start: map.assumingMemoryBound(to: UInt8.self), count: Int(info.st_size))
+        if let mapping = MappedInput(fd: fd) {
+            self.mapping = mapping
+            storage = UnsafeMutableBufferPointer(mutating: mapping.bytes)
             end = storage.count
             // From where the descriptor stands, as reading would (stdin redirected from a file
             // that something read part of first).
@@ -52,13 +60,14 @@ struct LineReader: ~Copyable {
             atEnd = true
             mapped = true
         } else {
+            mapping = nil
             storage = .allocate(capacity: chunkSize)
             mapped = false
         }
     }
 
     deinit {
-        if mapped { munmap(storage.baseAddress, storage.count) } else { storage.deallocate() }
+        if !mapped { storage.deallocate() }
     }
 
     /// The longest line handed out, in bytes (without its `\n`): 16 MiB, thousands of times any
@@ -74,7 +83,7 @@ struct LineReader: ~Copyable {
         lineWasTooLong = false
         while true {
             let base = storage.baseAddress!
-            if mapped && start - released >= Self.releaseStep { release() }
+            if mapped && start - releaseChecked >= Self.releaseStep { release() }
             if start < end, let hit = memchr(base + start, 0x0A, end - start) {
                 let newline = hit.assumingMemoryBound(to: UInt8.self) - base
                 defer { start = newline + 1 }
@@ -116,7 +125,8 @@ struct LineReader: ~Copyable {
 
     /// Drops the mapped pages wholly before the next line (the caller holds no earlier line).
     private mutating func release() {
-        let upTo = start & ~(Int(getpagesize()) - 1)
+        releaseChecked = start
+        let upTo = (releasesOnlyApplied ? min(start, mapping?.appliedUpTo ?? 0) : start) & ~(Int(getpagesize()) - 1)
         guard upTo > released else { return }
         _ = madvise(storage.baseAddress! + released, upTo - released, MADV_DONTNEED)
         released = upTo

@@ -76,6 +76,7 @@ struct OrderedRecordWriter {
                 shards[s].spareWriters.offer(blocks[s].records)
                 blocks[s] = ShardBlock(records: JSONWriter())
             }
+            plan.mapping?.applied(upTo: plan.mappedEnd)
             progress.update(bytes: plan.bytesRead, lines: plan.lineNumber)
         }
         progress.clear()

@@ -36,12 +36,14 @@ struct ReplayShard: Sendable {
     private func run(_ pipeline: LinePipeline<InMemorySuppressionStore, NoAnswerLog, ShardOutput>) {
         while var next = work.pop() {
             pipeline.output.start(source: next.source, records: spareWriters.poll() ?? ShardOutput.writer())
+            // The block's lines lie in the mapped file, or else the reader copied them here.
+            let bytes = next.mapping?.bytes.baseAddress ?? next.bytes.start
             for line in next.lines {
                 if line.input >= 0 {
                     let parsed = next.inputs[line.input]
                     pipeline.append(parsed.input, line: line.number, identified: parsed.identified)
                 } else {
-                    let text = next.bytes.line(at: line.start, count: line.count)
+                    let text = UnsafeBufferPointer(start: bytes + line.start, count: line.count)
                     if !pipeline.appendUsualLayout(text, line: line.number) {
                         appendInGeneral(text, number: line.number, source: next.source, to: pipeline)
                     }

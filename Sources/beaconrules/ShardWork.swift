@@ -1,9 +1,12 @@
 import BeaconRules
 
-/// A shard's part of a block of input lines, as the reader hands it over: the lines' bytes back
-/// to back, and for each line its number and place, or the input the reader already parsed.
+/// A shard's part of a block of input lines, as the reader hands it over: for each line its number
+/// and place, or the input the reader already parsed. The lines of a mapped file are read where
+/// they lie (`mapping`: no copy); those of a pipe are copied back to back into `bytes`.
 struct ShardWork: Sendable {
     var source = "stdin"
+    /// The file the lines are in, when it is mapped; nil: they are in `bytes`.
+    var mapping: MappedInput?
     var bytes = LineBytes()
     var lines: [Line] = []
     /// Lines the reader parsed in general to route them (not in the usual layout).
@@ -11,7 +14,8 @@ struct ShardWork: Sendable {
 
     struct Line: Sendable {
         var number: Int
-        /// Where the line's bytes are in `bytes`; `input` ≥ 0: parsed, at that index of `inputs`.
+        /// Where the line's bytes are in `mapping` or else in `bytes`; `input` ≥ 0: parsed, at
+        /// that index of `inputs`.
         var start: Int
         var count: Int
         var input: Int
@@ -19,6 +23,7 @@ struct ShardWork: Sendable {
 
     mutating func removeAll() {
         bytes.removeAll()
+        mapping = nil
         lines.removeAll(keepingCapacity: true)
         inputs.removeAll(keepingCapacity: true)
     }
@@ -58,6 +63,9 @@ final class LineBytes: @unchecked Sendable {
     func line(at start: Int, count: Int) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: base + start, count: count)
     }
+
+    /// Where the bytes start (valid until the next `append`).
+    var start: UnsafePointer<UInt8> { UnsafePointer(base) }
 
     func removeAll() { count = 0 }
 }

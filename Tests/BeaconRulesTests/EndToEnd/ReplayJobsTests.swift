@@ -230,7 +230,16 @@ struct ReplayJobsTests {
     @Test func theUsualLayoutsDeviceIsReadInPlace() {
         func device(_ line: String) -> String? {
             var line = line
-            return line.withUTF8 { DeviceRouter.usualDevice($0).map { String(decoding: $0, as: UTF8.self) } }
+            return line.withUTF8 { bytes in
+                DeviceRouter.usualDevice(bytes).map { device in
+                    // The hash taken while reading is the device's own, for any number of shards.
+                    for shards in [2, 3, 7] {
+                        let router = DeviceRouter(shards: shards)
+                        #expect(router.usualShard(bytes) == router.shard(device), "\(shards) shards")
+                    }
+                    return String(decoding: device, as: UTF8.self)
+                }
+            }
         }
         #expect(device(#"{"id":"e-1","device":"dev-42","type":"enter","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","time":"2026-06-05T09:00:00Z"}"#) == "dev-42")
         #expect(device(#"{"id":"e-1","device":"","type":"exit"}"#) == "")
@@ -250,6 +259,7 @@ struct ReplayJobsTests {
             #expect(device(#"{"id":"e-1","device":""# + head + #"\u0034","type":"enter"}"#) == nil, "escape after \(k)")
             #expect(device(#"{"id":"e-1","device":""# + head + "\t" + #"","type":"enter"}"#) == nil, "tab after \(k)")
             #expect(device(#"{"id":"e-1","device":""# + head + #"","type":"enter"}"#) == head, "quote after \(k)")
+            #expect(device(#"{"id":"e-1","device":""# + head + #"é","type":"exit"}"#) == head + "é", "non-ASCII after \(k)")
         }
     }
 
