@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DocC archives of the two library products, BeaconRules (the engine) and
 # BeaconRulesService (the embedding API), and fails on any warning: a broken symbol link or an
-# undocumented topic. Run by hand before a release (about a minute after a debug build); `swift
+# undocumented topic. `.ci/run` runs it after the tests (about 30 s after a debug build); `swift
 # test` cannot run it, as SwiftPM's build folder is locked while tests run. The archives land in
 # .build/plugins/Swift-DocC/outputs/.
 set -euo pipefail

@@ -27,7 +27,7 @@ struct DocumentedCommandTests {
         ("scripts/jobs-benchmark.sh", "a benchmark, run by hand"),
         ("scripts/output-heavy.sh", "a benchmark, run by hand"),
         ("scripts/callgrind-per-event.sh", "a benchmark, run by hand"),
-        ("scripts/docs.sh", "the DocC archive, run by hand (swift test holds the build folder's lock)"),
+        ("scripts/docs.sh", "the DocC archives, run by .ci/run after the tests (swift test holds the build folder's lock)"),
         ("scripts/soak.sh", "a benchmark, run by hand; RetentionTests run its small version in process"),
         ("scripts/serve-postgres-benchmark.sh", "a benchmark, run by hand"),
         ("beaconrules serve --state postgres://", "ServePostgresTests, against a private PostgreSQL cluster"),
