@@ -54,8 +54,8 @@ struct ParallelLoadTests {
     }
 
     /// A file that is one large array of actions is decoded in parts on all cores: the campaigns
-    /// and the diagnostics (errors and warnings among the actions, each with its line and index)
-    /// are one decoder's, in order, however many parts.
+    /// and the diagnostics (bad actions spread over the parts, each error with its line and
+    /// index) are one decoder's, in order, however many parts.
     @Test(arguments: [2, 3, 7])
     func aLargeArrayDecodesInPartsAsInOne(parts: Int) throws {
         let beacon = "b9407f30f5f8466eaff925556b57fe6d0010000001"
@@ -79,7 +79,7 @@ struct ParallelLoadTests {
         var inParts = CampaignCatalog()
         inParts.campaigns = decoded.campaigns
         inParts.diagnostics = decoded.diagnostics
-        #expect(whole.diagnostics.count >= 20)
+        #expect(whole.diagnostics.count >= 8, "one error per bad action at least")
         #expect(inParts.diagnostics == whole.diagnostics)
         #expect(Self.described(inParts) == Self.described(whole))
         // And through the file reader, which takes this path for such a file.
