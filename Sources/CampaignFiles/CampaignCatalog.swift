@@ -48,7 +48,7 @@ public struct CampaignFileReader: Sendable {
                 }
             }
         }
-        let results = ResultSlots(count: plan.count)
+        let results = ResultSlots<FileResult>(count: plan.count)
         let jsonFiles: [(index: Int, path: String)] = plan.enumerated().compactMap { i, item in
             if case .file(let path, "json") = item { (i, path) } else { nil }
         }
@@ -79,7 +79,7 @@ public struct CampaignFileReader: Sendable {
     /// Every file's campaigns in load order, in one array: each file's copied into its place and
     /// its own array freed on all cores (copying 100,000 campaigns, each a dozen references,
     /// and freeing them again, one core at a time, was a sixth of loading them).
-    static func joined(_ results: ResultSlots, offsets: [Int]) -> [Campaign] {
+    static func joined(_ results: ResultSlots<FileResult>, offsets: [Int]) -> [Campaign] {
         let total = offsets.last ?? 0
         return [Campaign](unsafeUninitializedCapacity: total) { buffer, initialized in
             let target = DisjointRanges(base: buffer.baseAddress)
@@ -120,35 +120,40 @@ public struct CampaignFileReader: Sendable {
         } catch {
             return ([], [Diagnostic(.error, SourceLocation(file: path, line: error.line, column: error.column), "not valid JSON: \(error.message)")])
         }
+        // A large array of actions is decoded on all cores, in parts joined in order.
+        if case .array(let elements) = document, let decoded = ActionArrayDecoding.decode(elements, file: path) {
+            return decoded
+        }
         var decoder = CampaignDecoder(file: path)
         let campaigns = decoder.decode(document: document)
         return (campaigns, decoder.diagnostics)
     }
 }
 
-/// One slot per planned file, filled by the concurrent readers.
+/// One slot per planned file (or per part of a file, `ActionArrayDecoding`), filled by the
+/// concurrent readers.
 /// `@unchecked Sendable`: every slot is written by exactly one iteration of `concurrentPerform`
 /// and read only after it returns; the lock makes those accesses well-ordered.
-final class ResultSlots: @unchecked Sendable {
-    private var slots: [CampaignFileReader.FileResult?]
+final class ResultSlots<Result: Sendable>: @unchecked Sendable {
+    private var slots: [Result?]
     private let lock = NSLock()
 
     init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-    func set(_ i: Int, _ result: CampaignFileReader.FileResult) {
+    func set(_ i: Int, _ result: Result) {
         lock.lock()
         slots[i] = result
         lock.unlock()
     }
 
-    func get(_ i: Int) -> CampaignFileReader.FileResult? {
+    func get(_ i: Int) -> Result? {
         lock.lock()
         defer { lock.unlock() }
         return slots[i]
     }
 
     /// The slot's result, left empty (so that the caller holds the only reference to it).
-    func take(_ i: Int) -> CampaignFileReader.FileResult? {
+    func take(_ i: Int) -> Result? {
         lock.lock()
         defer { lock.unlock() }
         let result = slots[i]

@@ -12,6 +12,11 @@ struct DeviceFirings: Sendable {
         /// Bit `campaign % 64` is set for each campaign in the run: a lookup of a campaign the device
         /// never fired (most lookups) usually ends here without reading the run.
         var filter: UInt64 = 0
+        /// At most the earliest `end` of the run's entries (the event time at which the first of
+        /// them can expire): while the sweep's cutoff is before it, `forget` passes the run by
+        /// without reading its entries. `Int64.min` (a new or empty run, or after `forgetWakes`):
+        /// the run is read; `Int64.max`: no entry ever expires (or the device is removed).
+        var wake: Int64 = .min
     }
 
     /// 12 bytes: the time is kept as two 32-bit halves so that an entry needs no 8-byte alignment.
@@ -58,7 +63,7 @@ struct DeviceFirings: Sendable {
     mutating func removeDevice(_ device: UInt32) {
         precondition(runs[Int(device)].count == 0 && runs[Int(device)].start != Self.removed, "removing a device that has state")
         abandoned += Int(runs[Int(device)].capacity)
-        runs[Int(device)] = Run(start: Self.removed, count: 0, capacity: 0)
+        runs[Int(device)] = Run(start: Self.removed, count: 0, capacity: 0, wake: .max)
         free.append(device)
     }
 
@@ -114,16 +119,20 @@ struct DeviceFirings: Sendable {
     @inline(__always)
     private static func bit(_ campaign: UInt32) -> UInt64 { 1 << UInt64(campaign & 63) }
 
-    mutating func set(device: UInt32, campaign: UInt32, time: Int64) {
+    /// Sets the device's entry for `campaign` to `time`; `end` is when it expires (see `forget`;
+    /// `Int64.min` when not known yet), which the run's `wake` takes if earlier.
+    mutating func set(device: UInt32, campaign: UInt32, time: Int64, end: Int64) {
         var run = runs[Int(device)]
         let start = Int(run.start)
         if run.filter & Self.bit(campaign) != 0 {
             for i in start..<start + Int(run.count) where entries[i].campaign == campaign {
                 entries[i].time = time
+                if end < run.wake { runs[Int(device)].wake = end }
                 return
             }
         }
         run.filter |= Self.bit(campaign)
+        run.wake = min(run.wake, end)
         if run.count == run.capacity {
             let newCapacity = max(2, run.capacity * 2)
             let room = Entry(campaign: 0, time: 0)
@@ -164,43 +173,60 @@ struct DeviceFirings: Sendable {
         abandoned = 0
     }
 
-    /// Drops the entries `expired` says so of devices from `device` on, until `limit` devices
-    /// were looked at (a run is one or two cache lines, whatever its length). Returns the device to go on from (0 after the
-    /// last) and how many entries were dropped; `emptied` gets the devices looked at that hold no
-    /// entry now (for the caller to remove). A run keeps its place and capacity; its order may
-    /// change (the last entry fills the gap).
-    mutating func forget(from device: Int, limit: Int, emptied: inout [UInt32], expired: (_ campaign: UInt32, _ time: Int64) -> Bool) -> (next: Int, dropped: Int) {
+    /// Drops the entries that have expired by `cutoff`, those whose `end(campaign, time)` is at or
+    /// before it (`Int64.max`: never), of devices from `device` on, until `limit` devices were
+    /// looked at (a run is one or two cache lines, whatever its length). Returns the device to go
+    /// on from (0 after the last) and how many entries were dropped; `emptied` gets the devices
+    /// looked at that hold no entry now (for the caller to remove). A run keeps its place and
+    /// capacity; its order may change (the last entry fills the gap). A run whose `wake` is after
+    /// `cutoff` has nothing to drop and is passed by unread; a run read gets its exact `wake`.
+    mutating func forget(from device: Int, limit: Int, cutoff: Int64, emptied: inout [UInt32], end: (_ campaign: UInt32, _ time: Int64) -> Int64) -> (next: Int, dropped: Int) {
         var d = device < runs.count ? device : 0
         var seen = 0, dropped = 0
         while d < runs.count && seen < limit {
-            var run = runs[d]
             seen += 1
+            if runs[d].wake > cutoff {
+                d += 1
+                continue
+            }
+            var run = runs[d]
             if run.count > 0 {
                 var i = Int(run.start)
-                var end = i + Int(run.count)
+                var stop = i + Int(run.count)
                 var removed = false
-                while i < end {
-                    if expired(entries[i].campaign, entries[i].time) {
-                        end -= 1
-                        entries[i] = entries[end]
+                var wake = Int64.max
+                while i < stop {
+                    let expires = end(entries[i].campaign, entries[i].time)
+                    if expires <= cutoff && expires != .max {
+                        stop -= 1
+                        entries[i] = entries[stop]
                         removed = true
                         dropped += 1
                     } else {
+                        wake = min(wake, expires)
                         i += 1
                     }
                 }
+                run.wake = wake
                 if removed {
-                    run.count = UInt32(end - Int(run.start))
+                    run.count = UInt32(stop - Int(run.start))
                     run.filter = 0
-                    for k in Int(run.start)..<end { run.filter |= Self.bit(entries[k].campaign) }
-                    runs[d] = run
+                    for k in Int(run.start)..<stop { run.filter |= Self.bit(entries[k].campaign) }
                 }
+                if run.count == 0 { run.wake = .min }
+                runs[d] = run
             }
             if run.count == 0 && run.start != Self.removed { emptied.append(UInt32(d)) }
             d += 1
         }
         count -= dropped
         return (d < runs.count ? d : 0, dropped)
+    }
+
+    /// Every run is read at its next sweep (the ends its `wake` came from no longer hold: the
+    /// horizons changed).
+    mutating func forgetWakes() {
+        for d in runs.indices where runs[d].start != Self.removed { runs[d].wake = .min }
     }
 
     func forEach(_ body: (_ device: UInt32, _ campaign: UInt32, _ time: Int64) -> Void) {

@@ -47,6 +47,18 @@ public struct FiringExpiry: Sendable {
         return !overflow && end <= cutoff
     }
 
+    /// The event time at which state kept with this horizon from `time` expires: `isExpired` is
+    /// `end <= cutoff`. `Int64.min` for no horizon (expired at once), `Int64.max` for never (once-only,
+    /// or past the largest time; an end of exactly `Int64.max` ms reads as never too, where
+    /// `isExpired` would drop it at a cutoff of `Int64.max` itself, which no event time reaches).
+    @inline(__always)
+    static func end(horizon: Int64?, time: Int64) -> Int64 {
+        guard let horizon else { return .min }
+        if horizon == .max { return .max }
+        let (end, overflow) = time.addingReportingOverflow(horizon)
+        return overflow ? .max : end
+    }
+
     /// Whether a firing of `campaign` at `time` can no longer change a decision (a campaign not
     /// loaded: its horizon is nil, and it expires).
     public func isExpired(campaign: CampaignID, time: Int64) -> Bool {

@@ -109,10 +109,13 @@ public struct InMemorySuppressionStore: SuppressionStore, PrefetchingSuppression
         firings.values(device: device, campaigns: campaigns, into: times)
     }
 
-    /// Sets the entry in the device's run (12 bytes: campaign slot and time).
+    /// Sets the entry in the device's run (12 bytes: campaign slot and time), and when it expires
+    /// by the horizons of the last sweep (`Int64.min`, to be looked at, for a campaign they lack).
     @inline(__always)
     public mutating func recordFiring(_ device: UInt32, _ campaign: UInt32, at time: Timestamp) {
-        firings.set(device: device, campaign: campaign, time: time.milliseconds)
+        let ms = time.milliseconds
+        let end = Int(campaign) < slotHorizons.count ? FiringExpiry.end(horizon: slotHorizons[Int(campaign)], time: ms) : .min
+        firings.set(device: device, campaign: campaign, time: ms, end: end)
     }
 
     /// A step of the sweep over devices. A device whose state is all gone is forgotten too (its
@@ -121,13 +124,16 @@ public struct InMemorySuppressionStore: SuppressionStore, PrefetchingSuppression
     public mutating func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
         if firings.count == 0 && devices.count == 0 { return 0 }
         if slotHorizonsGeneration != expiry.generation || slotHorizons.count != campaigns.count {
+            // New horizons: the runs' wakes came from the old ones. (New campaign slots alone
+            // change no wake: their firings were recorded with `Int64.min`.)
+            if slotHorizonsGeneration != expiry.generation { firings.forgetWakes() }
             slotHorizons = campaigns.map { expiry.horizons[$0] }
             slotHorizonsGeneration = expiry.generation
         }
         let horizons = slotHorizons
         emptied.removeAll(keepingCapacity: true)
-        let (next, dropped) = firings.forget(from: sweep, limit: limit, emptied: &emptied) { campaign, time in
-            expiry.isExpired(horizon: Int(campaign) < horizons.count ? horizons[Int(campaign)] : nil, time: time)
+        let (next, dropped) = firings.forget(from: sweep, limit: limit, cutoff: expiry.cutoff, emptied: &emptied) { campaign, time in
+            FiringExpiry.end(horizon: Int(campaign) < horizons.count ? horizons[Int(campaign)] : nil, time: time)
         }
         for device in emptied {
             devices.remove(number: Int(device))

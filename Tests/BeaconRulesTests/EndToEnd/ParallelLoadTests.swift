@@ -52,4 +52,41 @@ struct ParallelLoadTests {
             Issue.record("campaign \(i) differs: \(String(x[max(0, at - 80)..<min(x.count, at + 80)])) against \(String(y[max(0, at - 80)..<min(y.count, at + 80)]))")
         }
     }
+
+    /// A file that is one large array of actions is decoded in parts on all cores: the campaigns
+    /// and the diagnostics (bad actions spread over the parts, each error with its line and
+    /// index) are one decoder's, in order, however many parts.
+    @Test(arguments: [2, 3, 7])
+    func aLargeArrayDecodesInPartsAsInOne(parts: Int) throws {
+        let beacon = "b9407f30f5f8466eaff925556b57fe6d0010000001"
+        let actions = (0..<3_000).map { i in
+            switch i {
+            case _ where i % 397 == 5: #"{"eid":"bad\#(i)","trigger":9,"type":1}"#
+            case _ where i % 211 == 7: #"{"eid":"w\#(i)","trigger":1,"type":1,"beacons":["\#(beacon)"],"timeframes":[{"start":"2026-06-05T09:00:00"}],"content":{"subject":"S","body":"B"}}"#
+            default: #"{"eid":"c\#(i)","trigger":\#(1 + i % 3),"type":1,"beacons":["\#(beacon)"],"suppressionTime":\#(i % 5 * 60),"content":{"subject":"S\#(i)","body":"B"}}"#
+            }
+        }
+        let text = "[\n" + actions.joined(separator: ",\n") + "\n]\n"
+        guard case .array(let elements) = try JSONParser.parse(Array(text.utf8)) else {
+            Issue.record("not an array")
+            return
+        }
+        var one = CampaignDecoder(file: "big.json")
+        var whole = CampaignCatalog()
+        whole.campaigns = one.decode(document: .array(elements))
+        whole.diagnostics = one.diagnostics
+        let decoded = try #require(ActionArrayDecoding.decode(elements, file: "big.json", parts: parts))
+        var inParts = CampaignCatalog()
+        inParts.campaigns = decoded.campaigns
+        inParts.diagnostics = decoded.diagnostics
+        #expect(whole.diagnostics.count >= 8, "one error per bad action at least")
+        #expect(inParts.diagnostics == whole.diagnostics)
+        #expect(Self.described(inParts) == Self.described(whole))
+        // And through the file reader, which takes this path for such a file.
+        let read = CampaignFileReader.readJSON(path: "big.json", bytes: Array(text.utf8))
+        #expect(read.diagnostics == whole.diagnostics)
+        #expect(read.campaigns.count == whole.campaigns.count)
+        // Too few actions to share out: one decoder.
+        #expect(ActionArrayDecoding.decode(Array(elements.prefix(1_000)), file: "big.json", parts: parts) == nil)
+    }
 }
