@@ -471,15 +471,22 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Adds an answer as stored (`records(stored:)` reads it back); false on a failure (noted).
     func insert(event id: String, stored: [UInt8]) -> Bool {
-        defer { insertAnswer.reset() }
-        insertAnswer.bind(1, id)
-        stored.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
-        insertAnswer.bind(3, clock)
-        do {
-            _ = try insertAnswer.step()
+        var id = id
+        // Bound without copies: both stay valid until the statement is reset, in the closures.
+        let result: Result<Bool, StoreError> = id.withUTF8 { utf8 in
+            stored.withUnsafeBytes { bytes in
+                defer { insertAnswer.reset() }
+                insertAnswer.bind(1, borrowingText: utf8)
+                insertAnswer.bind(2, borrowing: bytes)
+                insertAnswer.bind(3, clock)
+                do throws(StoreError) { return .success(try insertAnswer.step()) } catch { return .failure(error) }
+            }
+        }
+        switch result {
+        case .success:
             if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
             return true
-        } catch {
+        case .failure(let error):
             note(error)
             return false
         }

@@ -130,7 +130,7 @@ struct WALCheckpointerTests {
         var restarts = 0
         var last = 0
         try commit(store, 600) {
-            store.repliesSent()
+            store.checkpointStep()
             if store.db.walFrames < last { restarts += 1 }
             last = store.db.walFrames
         }
@@ -166,7 +166,7 @@ struct WALCheckpointerTests {
         n += 1
         #expect(store.checkpointStepDue)
         let frames = store.db.walFrames
-        store.repliesSent()
+        store.checkpointStep()
         #expect(store.checkpointSteps == 1)
         #expect(!store.checkpointStepDue)
         try commit(store, 1, from: n) {}
