@@ -20,6 +20,36 @@ struct WALCheckpointerTests {
         }
     }
 
+    /// Reopened, the file holds `count` answers, the last one whole.
+    func expectReopenedHolds(_ count: Int) throws {
+        let reopened = try SQLiteStateStore(path: path)
+        defer { reopened.close() }
+        #expect(reopened.heldAnswers == count)
+        #expect(reopened.answer(event: "e-\(count - 1)")?.count == 3000)
+    }
+
+    /// Commits while a reader holds the WAL's first frames back, until the checkpointer has copied
+    /// only those, then one more commit, which leaves the rest to the owner. The answers committed.
+    func leaveTheLastFramesToTheOwner(_ store: SQLiteStateStore) throws -> Int {
+        try commit(store, 2) {}
+        // A reader from now on: a checkpoint copies nothing it could still need.
+        let reader = try SQLiteConnection(path: path)
+        try reader.execute("BEGIN")
+        _ = try reader.integer("SELECT count(*) FROM answered")
+        var n = 2
+        while store.db.walFrames < 16 {
+            try commit(store, 1, from: n) {}
+            n += 1
+        }
+        store.checkpointer?.waitUntilIdle()
+        #expect(store.backgroundCheckpoints == 1)
+        try reader.execute("COMMIT")
+        reader.close()
+        try commit(store, 1, from: n) {}
+        #expect(store.checkpointStepDue)
+        return n + 1
+    }
+
     func walBytes() -> Int {
         (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
     }
@@ -38,11 +68,7 @@ struct WALCheckpointerTests {
         #expect(longest < 16 + 8)
         #expect(walBytes() < (16 + 8) * frameBytes)
         store.close()
-
-        let reopened = try SQLiteStateStore(path: path)
-        defer { reopened.close() }
-        #expect(reopened.heldAnswers == 300)
-        #expect(reopened.answer(event: "e-299")?.count == 3000)
+        try expectReopenedHolds(300)
     }
 
     /// `checkpointsInCommits` (serve's hidden `--checkpoints-in-commits`, for the benchmark) leaves
@@ -137,10 +163,7 @@ struct WALCheckpointerTests {
         #expect(restarts > 0)
         #expect(store.inlineCheckpoints == 0)
         store.close()
-        let reopened = try SQLiteStateStore(path: path)
-        defer { reopened.close() }
-        #expect(reopened.heldAnswers == 600)
-        #expect(reopened.answer(event: "e-599")?.count == 3000)
+        try expectReopenedHolds(600)
     }
 
     /// The checkpointer could copy only part of the WAL (a reader held the rest back): the next
@@ -148,23 +171,7 @@ struct WALCheckpointerTests {
     /// the WAL over. The answers survive a reopening.
     @Test func theOwnerCopiesTheLastFramesAndTheNextTransactionStartsTheWALOver() throws {
         let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000)
-        try commit(store, 2) {}
-        // A reader from now on: a checkpoint copies nothing it could still need.
-        let reader = try SQLiteConnection(path: path)
-        try reader.execute("BEGIN")
-        _ = try reader.integer("SELECT count(*) FROM answered")
-        var n = 2
-        while store.db.walFrames < 16 {
-            try commit(store, 1, from: n) {}
-            n += 1
-        }
-        store.checkpointer?.waitUntilIdle()
-        #expect(store.backgroundCheckpoints == 1)
-        try reader.execute("COMMIT")
-        reader.close()
-        try commit(store, 1, from: n) {}
-        n += 1
-        #expect(store.checkpointStepDue)
+        var n = try leaveTheLastFramesToTheOwner(store)
         let frames = store.db.walFrames
         store.checkpointStep()
         #expect(store.checkpointSteps == 1)
@@ -174,29 +181,14 @@ struct WALCheckpointerTests {
         #expect(store.db.walFrames < frames, "the WAL started over")
         #expect(store.walActivity?.checkpoints == 2)
         store.close()
-        let reopened = try SQLiteStateStore(path: path)
-        defer { reopened.close() }
-        #expect(reopened.heldAnswers == n)
+        try expectReopenedHolds(n)
     }
 
     /// `replay --state` sends no replies: the step a commit left runs at the next `begin()`.
     @Test func aStepNobodyTookRunsAtTheNextBegin() throws {
         let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000)
         defer { store.close() }
-        try commit(store, 2) {}
-        let reader = try SQLiteConnection(path: path)
-        try reader.execute("BEGIN")
-        _ = try reader.integer("SELECT count(*) FROM answered")
-        var n = 2
-        while store.db.walFrames < 16 {
-            try commit(store, 1, from: n) {}
-            n += 1
-        }
-        store.checkpointer?.waitUntilIdle()
-        try reader.execute("COMMIT")
-        reader.close()
-        try commit(store, 1, from: n) {}
-        #expect(store.checkpointStepDue)
+        _ = try leaveTheLastFramesToTheOwner(store)
         try store.begin()
         #expect(store.checkpointSteps == 1)
         store.rollback()
