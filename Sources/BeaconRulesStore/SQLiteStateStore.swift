@@ -1,5 +1,4 @@
 public import BeaconRules
-import Foundation // EXPERIMENT
 
 /// Durable engine state in one SQLite file: the suppression and once-only state per
 /// (device, campaign), and a line pipeline's `AnswerLog`: the answered events with the records
@@ -95,13 +94,13 @@ public final class SQLiteStateStore: SuppressionStore {
     static let cacheKiB = 65_536
 
     /// Frames in the WAL (4 KiB each) before the checkpointer is asked to copy them back.
-    public static let walCheckpointFrames = Int(ProcessInfo.processInfo.environment["BR_CKPT"] ?? "") ?? 1024 // EXPERIMENT
+    public static let walCheckpointFrames = 1024
     /// Frames past which a commit checkpoints itself: 64 MiB of WAL.
     public static let walLimitFrames = 16_384
     /// Frames left to copy (those written while the checkpointer copied, or the last commit's if
     /// more) that the owner copies itself between two commits: 1 MiB of WAL at most, about a
     /// millisecond on this machine.
-    public static let walStepFrames = Int(ProcessInfo.processInfo.environment["BR_STEP"] ?? "") ?? 256 // EXPERIMENT
+    public static let walStepFrames = 256
 
     /// How a state file is opened, beyond its path.
     public struct Options: Sendable {
@@ -235,7 +234,7 @@ public final class SQLiteStateStore: SuppressionStore {
     static func walStep(frames: Int, added: Int, copied: Int?, threshold: Int, limit: Int) -> WALStep {
         if frames >= limit { return .empty }
         if frames < threshold { return .none }
-        if walStepFrames >= 0, let copied, frames - copied <= max(walStepFrames, added) { return .finishHere } // EXPERIMENT (>= 0)
+        if let copied, frames - copied <= max(walStepFrames, added) { return .finishHere }
         return .askCheckpointer
     }
 
