@@ -26,6 +26,9 @@ public final class SQLiteStateStore: SuppressionStore {
     private let lock: StateFileLock?
     /// Nil for `:memory:`, which has no WAL.
     let checkpointer: WALCheckpointer?
+    /// Without a checkpointer thread (`Options.checkpointsBetweenCommits`): the owner copies the
+    /// WAL back itself past this many frames; nil otherwise.
+    let ownerCheckpointFrames: Int?
     /// Past this many frames in the WAL a commit checkpoints it itself (TRUNCATE): the bound on
     /// the WAL (4 KiB a frame) when the checkpointer cannot keep up.
     let walLimitFrames: Int
@@ -107,20 +110,30 @@ public final class SQLiteStateStore: SuppressionStore {
         /// SQLite's own checkpoints, inside the commits (as before the checkpointer thread), instead
         /// of `WALCheckpointer`'s: for `scripts/serve-benchmark.sh` to compare both in one run.
         public var checkpointsInCommits = false
+        /// No checkpointer thread: the owner copies the WAL back itself, between two commits,
+        /// every `walStepFrames` frames (`checkpointStep()`), so no checkpoint's fsync of the file
+        /// runs while a commit syncs the WAL: for `scripts/serve-benchmark.sh` to compare.
+        public var checkpointsBetweenCommits = false
 
         public init() {}
     }
 
     /// Opens (or creates) the state file at `path`.
     public convenience init(path: String, options: Options = Options()) throws(StoreError) {
-        try self.init(path: path, walCheckpointFrames: options.checkpointsInCommits ? 0 : Self.walCheckpointFrames, walLimitFrames: Self.walLimitFrames)
+        let owner = options.checkpointsBetweenCommits && !options.checkpointsInCommits
+        try self.init(
+            path: path, walCheckpointFrames: options.checkpointsInCommits ? 0 : owner ? Self.walStepFrames : Self.walCheckpointFrames,
+            walLimitFrames: Self.walLimitFrames, ownerCheckpoints: owner)
     }
 
     /// Opens the state file with other WAL thresholds (tests); `walCheckpointFrames` 0 leaves the
     /// checkpoints to SQLite, inside the commits.
-    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
+    /// `ownerCheckpoints`: no thread, the owner copies the WAL back every `walCheckpointFrames`.
+    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int, ownerCheckpoints: Bool = false) throws(StoreError) {
         let lock = try StateFileLock(statePath: path)
-        try self.init(connection: SQLiteConnection(path: path), lock: lock, walCheckpointFrames: walCheckpointFrames, walLimitFrames: walLimitFrames)
+        try self.init(
+            connection: SQLiteConnection(path: path), lock: lock, walCheckpointFrames: walCheckpointFrames,
+            walLimitFrames: walLimitFrames, ownerCheckpoints: ownerCheckpoints)
     }
 
     /// A state that lives only as long as this object (the server without `--state`).
@@ -128,7 +141,7 @@ public final class SQLiteStateStore: SuppressionStore {
         try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"), lock: nil, walCheckpointFrames: 0, walLimitFrames: 0)
     }
 
-    private init(connection: SQLiteConnection, lock: StateFileLock?, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
+    private init(connection: SQLiteConnection, lock: StateFileLock?, walCheckpointFrames: Int, walLimitFrames: Int, ownerCheckpoints: Bool = false) throws(StoreError) {
         db = connection
         path = connection.path
         self.lock = lock
@@ -172,11 +185,17 @@ public final class SQLiteStateStore: SuppressionStore {
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
         pageSize = Int(try db.integer("PRAGMA page_size"))
         pagesWrittenCount = db.pagesWritten
-        if lock != nil && walCheckpointFrames > 0 {
+        if lock != nil && walCheckpointFrames > 0 && ownerCheckpoints {
+            try db.watchWAL()
+            checkpointer = nil
+            ownerCheckpointFrames = walCheckpointFrames
+        } else if lock != nil && walCheckpointFrames > 0 {
             try db.watchWAL()
             checkpointer = WALCheckpointer(path: path, threshold: walCheckpointFrames)
+            ownerCheckpointFrames = nil
         } else {
             checkpointer = nil
+            ownerCheckpointFrames = nil
         }
     }
 
@@ -242,21 +261,22 @@ public final class SQLiteStateStore: SuppressionStore {
     /// `checkpointStep()`, or, when the checkpointer has fallen `walLimitFrames` behind, empties
     /// the WAL here (waiting for a checkpoint under way).
     private func boundWAL() {
-        guard let checkpointer else { return }
+        guard checkpointer != nil || ownerCheckpointFrames != nil else { return }
         let frames = db.walFrames
         // Shorter than after the last commit: the WAL started over in this transaction.
         let restarted = frames < lastWALFrames
         if restarted { walCycle += 1 }
         let added = restarted ? frames : frames - lastWALFrames
         lastWALFrames = frames
+        // Without a thread, the owner copies everything itself: as if all but nothing were copied.
         let step = Self.walStep(
-            frames: frames, added: added, copied: checkpointer.copiedWhenIdle(cycle: walCycle),
-            threshold: checkpointer.threshold, limit: walLimitFrames)
+            frames: frames, added: added, copied: checkpointer.map { $0.copiedWhenIdle(cycle: walCycle) } ?? frames,
+            threshold: checkpointer?.threshold ?? ownerCheckpointFrames ?? 0, limit: walLimitFrames)
         switch step {
         case .none:
             break
         case .askCheckpointer:
-            checkpointer.walGrew(frames: frames, cycle: walCycle)
+            checkpointer?.walGrew(frames: frames, cycle: walCycle)
         case .finishHere:
             checkpointStepDue = true
         case .empty:

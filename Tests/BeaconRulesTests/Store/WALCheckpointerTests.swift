@@ -194,6 +194,31 @@ struct WALCheckpointerTests {
         store.rollback()
     }
 
+    /// `checkpointsBetweenCommits` (serve's hidden `--checkpoints-between-commits`, for the
+    /// benchmark): no thread; past the threshold a commit leaves the copy to the owner's step, and
+    /// the WAL starts over at the next transaction.
+    @Test func withoutTheThreadTheOwnerCopiesTheWALBackBetweenCommits() throws {
+        var options = SQLiteStateStore.Options()
+        options.checkpointsBetweenCommits = true
+        let usual = try SQLiteStateStore(path: path + "-2", options: options)
+        #expect(usual.checkpointer == nil)
+        #expect(usual.ownerCheckpointFrames == SQLiteStateStore.walStepFrames)
+        usual.close()
+
+        let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000, ownerCheckpoints: true)
+        var longest = 0
+        try commit(store, 300) {
+            longest = max(longest, store.db.walFrames)
+            store.checkpointStep()
+        }
+        #expect(store.checkpointSteps > 0)
+        #expect(store.inlineCheckpoints == 0)
+        #expect(longest < 16 + 8)
+        #expect(store.walActivity?.checkpoints == store.checkpointSteps)
+        store.close()
+        try expectReopenedHolds(300)
+    }
+
     @Test func theLockFileKeepsASecondOpenerOutUntilTheFirstCloses() throws {
         let first = try SQLiteStateStore(path: path)
         #expect(FileManager.default.fileExists(atPath: path + ".lock"))
