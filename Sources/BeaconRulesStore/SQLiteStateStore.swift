@@ -63,6 +63,8 @@ public final class SQLiteStateStore: SuppressionStore {
     let deleteLedgerLine: SQLiteStatement
     let saveLedgerLine: SQLiteStatement
     let freePages: SQLiteStatement
+    /// A tail's last naming answer, written at each commit (`saveNamedTails`).
+    let updateTailLast: SQLiteStatement
     let allPages: SQLiteStatement
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
@@ -181,6 +183,7 @@ public final class SQLiteStateStore: SuppressionStore {
         deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE seq = ?1")
         saveLedgerLine = try db.prepare("INSERT INTO ledger (seq, key, line) VALUES (?1, ?2, ?3)")
         freePages = try db.prepare("PRAGMA freelist_count")
+        updateTailLast = try db.prepare("UPDATE tail SET last = max(last, ?2) WHERE id = ?1")
         allPages = try db.prepare("PRAGMA page_count")
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
         pageSize = Int(try db.integer("PRAGMA page_size"))
@@ -357,7 +360,7 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Finalizes the statements and closes the file (also done on deinit).
     public func close() {
         if inTransaction { rollback() }
-        for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, allPages] {
+        for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
             statement.finalize()
         }
         // The checkpointer's connection first: the last one to close copies the WAL back.
