@@ -4,7 +4,9 @@
 # pipelining on 4 connections, then latency at fixed rates. Also prints what one synchronous 4 KiB
 # write costs on the disk of the state file, the floor under any --state reply latency. The --state
 # run is repeated with SQLite's checkpoints inside the commits (the hidden `serve` flag
-# --checkpoints-in-commits), as they were before the checkpointer thread, to compare in one run.
+# --checkpoints-in-commits), as they were before the checkpointer thread, and with the owner
+# copying the WAL back between commits, no thread (--checkpoints-between-commits), to compare in
+# one run.
 # With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the --state run
 # is also made with that binary, right after this one's, for a before/after in one run.
 # Usage: scripts/serve-benchmark.sh [EVENTS_PER_CONNECTION] [RATE...]   (default: 50000 2000 20000)
@@ -79,3 +81,6 @@ fi
 # The same with SQLite's checkpoints inside the commits, as before the checkpointer thread.
 rm -f "$work"/state.db*
 run "--state, checkpoints inside commits" --state "$work/state.db" --checkpoints-in-commits
+# And with no checkpointer thread: the owner copies the WAL back between two commits.
+rm -f "$work"/state.db*
+run "--state, checkpoints between commits" --state "$work/state.db" --checkpoints-between-commits

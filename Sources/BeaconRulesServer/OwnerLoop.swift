@@ -45,6 +45,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
             }
             for transaction in Self.transactions(jobs, locking: log.locksDevices) {
                 EngineOwnerThread.send(process(transaction))
+                log.repliesSent()
             }
         }
         close()

@@ -23,17 +23,24 @@ public protocol StateLog: AnyObject, AnswerLog {
     func lock(devices: [String], answersOf ids: [String]) throws(StoreError)
     /// The WAL's checkpoints and bytes written so far (running totals), nil without a WAL.
     var walActivity: SQLiteStateStore.WALActivity? { get }
+    /// The replies of the last commit are on their way: work a commit left for between two
+    /// transactions runs now, before the next `begin()` (the state file's last checkpoint frames).
+    func repliesSent()
 }
 
 extension StateLog {
     public var walActivity: SQLiteStateStore.WALActivity? { nil }
     /// A log that no other process writes locks nothing.
     public var locksDevices: Bool { false }
+    /// Nothing left for between transactions.
+    public func repliesSent() {}
     public func lock(devices: [String], answersOf ids: [String]) throws(StoreError) {}
 }
 
 extension SQLiteStateStore: StateLog {
     public var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
+    /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`).
+    public func repliesSent() { checkpointStep() }
 }
 
 extension PostgresStateStore: StateLog {

@@ -14,7 +14,12 @@ final class SQLiteConnection {
     let path: String
     private var handle: OpaquePointer?
 
+    /// SQLite's memory statistics off, once, before its first connection opens: no process-wide
+    /// mutex around each of its allocations (the store reads no memory statistics).
+    private static let memoryStatisticsOff: Int32 = beaconrules_sqlite3_memory_statistics_off()
+
     init(path: String) throws(StoreError) {
+        _ = Self.memoryStatisticsOff
         self.path = path
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -159,6 +164,23 @@ final class SQLiteStatement {
         } else {
             sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), transient)
         }
+    }
+
+    /// Binds bytes SQLite does not copy: they must stay valid until the statement is reset
+    /// (`step()` inside the closure that lends them, then `reset()`). Saves a copy and an
+    /// allocation of large values bound once per row.
+    func bind(_ index: Int32, borrowing bytes: UnsafeRawBufferPointer) {
+        if bytes.isEmpty {
+            sqlite3_bind_zeroblob(handle, index, 0)
+        } else {
+            sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), nil)
+        }
+    }
+
+    /// Text bound as `bind(_:borrowing:)` binds bytes: valid until the statement is reset.
+    func bind(_ index: Int32, borrowingText utf8: UnsafeBufferPointer<UInt8>) {
+        guard let start = utf8.baseAddress, !utf8.isEmpty else { return bind(index, "") }
+        sqlite3_bind_text(handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), Int32(utf8.count), nil)
     }
 
     /// Advances one row: true when a row is ready, false when done.

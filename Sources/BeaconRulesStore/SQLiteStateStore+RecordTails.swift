@@ -100,15 +100,13 @@ extension SQLiteStateStore {
     /// commit, and before tails are forgotten).
     func saveNamedTails() throws(StoreError) {
         if tails.named.isEmpty { return }
-        let update = try db.prepare("UPDATE tail SET last = max(last, ?2) WHERE id = ?1")
-        defer { update.finalize() }
         for (number, row) in tails.named {
-            update.bind(1, number)
-            update.bind(2, row)
-            _ = try update.step()
-            update.reset()
+            defer { updateTailLast.reset() }
+            updateTailLast.bind(1, number)
+            updateTailLast.bind(2, row)
+            _ = try updateTailLast.step()
         }
-        tails.named = [:]
+        tails.named.removeAll(keepingCapacity: true)
     }
 
     /// After answers were forgotten: the tails no answer left names.

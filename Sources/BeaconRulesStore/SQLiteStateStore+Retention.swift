@@ -7,25 +7,35 @@ public import BeaconRules
 extension SQLiteStateStore {
     public func setClock(_ now: Timestamp) { clock = now.milliseconds }
 
-    /// The oldest `limit` answers and outbox entries, those of them given before `time`.
+    /// Answers and outbox entries from the oldest on, while they were given before `time`, at
+    /// most `limit` of each: the first one given later stops it (as the in-memory log does). One
+    /// row read when nothing is old enough, which is most of the time.
     public func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         if failure != nil { return 0 }
-        let answers = try deleteOldest(forgetAnswerStatement, before: time, limit: limit)
+        let answers = try deleteOldest(oldestAnswers, through: forgetAnswersThrough, before: time, limit: limit)
         if answers > 0 { try forgetUnnamedTails() }
         // Counted as `remember` counts: in the open transaction until it commits.
         if inTransaction { pendingAnswers -= answers } else { heldAnswers -= answers }
-        return answers + (try deleteOldest(forgetOutboxStatement, before: time, limit: limit))
+        return answers + (try deleteOldest(oldestOutbox, through: forgetOutboxThrough, before: time, limit: limit))
     }
 
-    /// Runs one of the `forget…Statement`s; how many rows it deleted.
-    private func deleteOldest(_ statement: SQLiteStatement, before time: Timestamp, limit: Int) throws(StoreError) -> Int {
-        statement.bind(1, time.milliseconds)
-        statement.bind(2, Int64(min(limit, Int(Int32.max))))
-        let result: Result<Bool, StoreError>
-        do { result = .success(try statement.step()) } catch { result = .failure(error) }
-        statement.reset()
-        _ = try result.get()
+    /// Reads the oldest rows with `oldest` (number, time) until one given at `time` or later, then
+    /// deletes those before it with `through` (every row up to a number); how many it deleted.
+    private func deleteOldest(_ oldest: SQLiteStatement, through: SQLiteStatement, before time: Timestamp, limit: Int) throws(StoreError) -> Int {
+        guard let last = try lastBefore(time, oldest, limit: limit) else { return 0 }
+        defer { through.reset() }
+        through.bind(1, last)
+        _ = try through.step()
         return db.changes
+    }
+
+    /// The number of the last row `oldest` reads before one given at `time` or later, if any.
+    private func lastBefore(_ time: Timestamp, _ oldest: SQLiteStatement, limit: Int) throws(StoreError) -> Int64? {
+        defer { oldest.reset() }
+        oldest.bind(1, Int64(min(limit, Int(Int32.max))))
+        var last: Int64?
+        while try oldest.step(), oldest.int64(1) < time.milliseconds { last = oldest.int64(0) }
+        return last
     }
 
     /// The next `limit` rows of `firing` after the last step's, those of them expired deleted.

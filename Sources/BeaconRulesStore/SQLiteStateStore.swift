@@ -9,9 +9,12 @@ public import BeaconRules
 /// reached the disk when it returns), so many events can share one fsync (group commit).
 ///
 /// Checkpoints (copying the WAL back into the file) run on a thread and connection of their own
-/// (`WALCheckpointer`), never inside a commit while that thread keeps up; when it falls far behind
-/// (`walLimitFrames`), the commit that finds the WAL that long empties it itself, so the WAL is
-/// bounded either way.
+/// (`WALCheckpointer`), never inside a commit while that thread keeps up. The thread copies the
+/// bulk while the commits go on; the last few frames, those committed meanwhile, are copied by the
+/// owner between two commits (`checkpointStep()`: after the replies are sent, or at the next
+/// `begin()`), so the next transaction starts the WAL over (docs/performance.md). When the thread
+/// falls far behind (`walLimitFrames`), the commit that finds the WAL that long empties it itself,
+/// so the WAL is bounded either way.
 ///
 /// Not `Sendable`: one owner makes every call. The file is locked while it is open (`flock` on
 /// `<file>.lock`), so a second process cannot interleave its own changes.
@@ -23,11 +26,22 @@ public final class SQLiteStateStore: SuppressionStore {
     private let lock: StateFileLock?
     /// Nil for `:memory:`, which has no WAL.
     let checkpointer: WALCheckpointer?
+    /// Without a checkpointer thread (`Options.checkpointsBetweenCommits`): the owner copies the
+    /// WAL back itself past this many frames; nil otherwise.
+    let ownerCheckpointFrames: Int?
     /// Past this many frames in the WAL a commit checkpoints it itself (TRUNCATE): the bound on
     /// the WAL (4 KiB a frame) when the checkpointer cannot keep up.
     let walLimitFrames: Int
     /// Checkpoints run by commits because the WAL passed `walLimitFrames`.
     public private(set) var inlineCheckpoints = 0
+    /// Checkpoints the owner ran between commits to copy back the last frames (`checkpointStep`).
+    public private(set) var checkpointSteps = 0
+    /// Set by a commit that left the last frames to the owner's `checkpointStep()`.
+    private(set) var checkpointStepDue = false
+    /// Times the WAL was seen to start over, and its length after the last commit: a checkpoint
+    /// counted before the last restart says nothing about the WAL now.
+    private var walCycle = 0
+    private var lastWALFrames = 0
     /// Those of them that failed (a busy file aside), and the last such failure.
     private var inlineFailures = 0
     private var lastInlineFailure: StoreError?
@@ -40,13 +54,17 @@ public final class SQLiteStateStore: SuppressionStore {
     private let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
-    let forgetAnswerStatement: SQLiteStatement
-    let forgetOutboxStatement: SQLiteStatement
+    let oldestAnswers: SQLiteStatement
+    let forgetAnswersThrough: SQLiteStatement
+    let oldestOutbox: SQLiteStatement
+    let forgetOutboxThrough: SQLiteStatement
     let sweepFirings: SQLiteStatement
     let deleteFiring: SQLiteStatement
     let deleteLedgerLine: SQLiteStatement
     let saveLedgerLine: SQLiteStatement
     let freePages: SQLiteStatement
+    /// A tail's last naming answer, written at each commit (`saveNamedTails`).
+    let updateTailLast: SQLiteStatement
     let allPages: SQLiteStatement
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
@@ -84,26 +102,40 @@ public final class SQLiteStateStore: SuppressionStore {
     public static let walCheckpointFrames = 1024
     /// Frames past which a commit checkpoints itself: 64 MiB of WAL.
     public static let walLimitFrames = 16_384
+    /// Frames left to copy (those written while the checkpointer copied, or the last commit's if
+    /// more) that the owner copies itself between two commits: 1 MiB of WAL at most, about a
+    /// millisecond on this machine.
+    public static let walStepFrames = 256
 
     /// How a state file is opened, beyond its path.
     public struct Options: Sendable {
         /// SQLite's own checkpoints, inside the commits (as before the checkpointer thread), instead
         /// of `WALCheckpointer`'s: for `scripts/serve-benchmark.sh` to compare both in one run.
         public var checkpointsInCommits = false
+        /// No checkpointer thread: the owner copies the WAL back itself, between two commits,
+        /// every `walStepFrames` frames (`checkpointStep()`), so no checkpoint's fsync of the file
+        /// runs while a commit syncs the WAL: for `scripts/serve-benchmark.sh` to compare.
+        public var checkpointsBetweenCommits = false
 
         public init() {}
     }
 
     /// Opens (or creates) the state file at `path`.
     public convenience init(path: String, options: Options = Options()) throws(StoreError) {
-        try self.init(path: path, walCheckpointFrames: options.checkpointsInCommits ? 0 : Self.walCheckpointFrames, walLimitFrames: Self.walLimitFrames)
+        let owner = options.checkpointsBetweenCommits && !options.checkpointsInCommits
+        try self.init(
+            path: path, walCheckpointFrames: options.checkpointsInCommits ? 0 : owner ? Self.walStepFrames : Self.walCheckpointFrames,
+            walLimitFrames: Self.walLimitFrames, ownerCheckpoints: owner)
     }
 
     /// Opens the state file with other WAL thresholds (tests); `walCheckpointFrames` 0 leaves the
     /// checkpoints to SQLite, inside the commits.
-    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
+    /// `ownerCheckpoints`: no thread, the owner copies the WAL back every `walCheckpointFrames`.
+    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int, ownerCheckpoints: Bool = false) throws(StoreError) {
         let lock = try StateFileLock(statePath: path)
-        try self.init(connection: SQLiteConnection(path: path), lock: lock, walCheckpointFrames: walCheckpointFrames, walLimitFrames: walLimitFrames)
+        try self.init(
+            connection: SQLiteConnection(path: path), lock: lock, walCheckpointFrames: walCheckpointFrames,
+            walLimitFrames: walLimitFrames, ownerCheckpoints: ownerCheckpoints)
     }
 
     /// A state that lives only as long as this object (the server without `--state`).
@@ -111,7 +143,7 @@ public final class SQLiteStateStore: SuppressionStore {
         try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"), lock: nil, walCheckpointFrames: 0, walLimitFrames: 0)
     }
 
-    private init(connection: SQLiteConnection, lock: StateFileLock?, walCheckpointFrames: Int, walLimitFrames: Int) throws(StoreError) {
+    private init(connection: SQLiteConnection, lock: StateFileLock?, walCheckpointFrames: Int, walLimitFrames: Int, ownerCheckpoints: Bool = false) throws(StoreError) {
         db = connection
         path = connection.path
         self.lock = lock
@@ -142,22 +174,31 @@ public final class SQLiteStateStore: SuppressionStore {
         selectAnswer = try db.prepare("SELECT records FROM answered WHERE event = ?1")
         insertAnswer = try db.prepare("INSERT INTO answered (event, records, at) VALUES (?1, ?2, ?3)")
         // Rows are numbered in the order given (rowid, seq): the oldest are the first few.
-        forgetAnswerStatement = try db.prepare("DELETE FROM answered WHERE rowid IN (SELECT rowid FROM answered ORDER BY rowid LIMIT ?2) AND at < ?1")
-        forgetOutboxStatement = try db.prepare("DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox ORDER BY seq LIMIT ?2) AND at < ?1")
+        oldestAnswers = try db.prepare("SELECT rowid, at FROM answered ORDER BY rowid LIMIT ?1")
+        forgetAnswersThrough = try db.prepare("DELETE FROM answered WHERE rowid <= ?1")
+        oldestOutbox = try db.prepare("SELECT seq, at FROM outbox ORDER BY seq LIMIT ?1")
+        forgetOutboxThrough = try db.prepare("DELETE FROM outbox WHERE seq <= ?1")
         sweepFirings = try db.prepare("SELECT device, campaign, time FROM firing WHERE (device, campaign) > (?1, ?2) ORDER BY device, campaign LIMIT ?3")
         deleteFiring = try db.prepare("DELETE FROM firing WHERE device = ?1 AND campaign = ?2")
         deleteLedgerLine = try db.prepare("DELETE FROM ledger WHERE seq = ?1")
         saveLedgerLine = try db.prepare("INSERT INTO ledger (seq, key, line) VALUES (?1, ?2, ?3)")
         freePages = try db.prepare("PRAGMA freelist_count")
+        updateTailLast = try db.prepare("UPDATE tail SET last = max(last, ?2) WHERE id = ?1")
         allPages = try db.prepare("PRAGMA page_count")
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
         pageSize = Int(try db.integer("PRAGMA page_size"))
         pagesWrittenCount = db.pagesWritten
-        if lock != nil && walCheckpointFrames > 0 {
+        if lock != nil && walCheckpointFrames > 0 && ownerCheckpoints {
+            try db.watchWAL()
+            checkpointer = nil
+            ownerCheckpointFrames = walCheckpointFrames
+        } else if lock != nil && walCheckpointFrames > 0 {
             try db.watchWAL()
             checkpointer = WALCheckpointer(path: path, threshold: walCheckpointFrames)
+            ownerCheckpointFrames = nil
         } else {
             checkpointer = nil
+            ownerCheckpointFrames = nil
         }
     }
 
@@ -185,7 +226,7 @@ public final class SQLiteStateStore: SuppressionStore {
         if path == ":memory:" { return nil }
         var activity = WALActivity()
         let background = checkpointer?.state ?? WALCheckpointer.Progress()
-        activity.checkpoints = background.checkpoints + inlineCheckpoints
+        activity.checkpoints = background.checkpoints + inlineCheckpoints + checkpointSteps
         activity.failedCheckpoints = background.failures + inlineFailures
         activity.lastFailure = lastInlineFailure ?? background.lastFailure
         activity.bytesWritten = pagesWritten * pageSize
@@ -197,23 +238,79 @@ public final class SQLiteStateStore: SuppressionStore {
         checkpointer?.failCheckpoints(with: error)
     }
 
-    /// After a commit: asks the checkpointer to copy the WAL back, or, when it has fallen
-    /// `walLimitFrames` behind, empties the WAL here (waiting for a checkpoint under way).
+    /// What a commit does about the WAL it leaves.
+    enum WALStep: Equatable {
+        /// Short of the checkpointer's threshold: nothing.
+        case none
+        /// The checkpointer copies it back.
+        case askCheckpointer
+        /// The checkpointer copied all but a few frames: the owner copies those between commits.
+        case finishHere
+        /// Past the limit: the commit empties it itself.
+        case empty
+    }
+
+    /// The step after a commit that left `frames` frames in the WAL, `added` of them its own, when
+    /// the idle checkpointer's last checkpoint of this WAL found `copied` copied (nil: none, or
+    /// it is busy).
+    static func walStep(frames: Int, added: Int, copied: Int?, threshold: Int, limit: Int) -> WALStep {
+        if frames >= limit { return .empty }
+        if frames < threshold { return .none }
+        if let copied, frames - copied <= max(walStepFrames, added) { return .finishHere }
+        return .askCheckpointer
+    }
+
+    /// After a commit: asks the checkpointer to copy the WAL back, leaves the last frames to
+    /// `checkpointStep()`, or, when the checkpointer has fallen `walLimitFrames` behind, empties
+    /// the WAL here (waiting for a checkpoint under way).
     private func boundWAL() {
-        guard let checkpointer else { return }
+        guard checkpointer != nil || ownerCheckpointFrames != nil else { return }
         let frames = db.walFrames
-        if frames >= walLimitFrames {
+        // Shorter than after the last commit: the WAL started over in this transaction.
+        let restarted = frames < lastWALFrames
+        if restarted { walCycle += 1 }
+        let added = restarted ? frames : frames - lastWALFrames
+        lastWALFrames = frames
+        // Without a thread, the owner copies everything itself: as if all but nothing were copied.
+        let step = Self.walStep(
+            frames: frames, added: added, copied: checkpointer.map { $0.copiedWhenIdle(cycle: walCycle) } ?? frames,
+            threshold: checkpointer?.threshold ?? ownerCheckpointFrames ?? 0, limit: walLimitFrames)
+        switch step {
+        case .none:
+            break
+        case .askCheckpointer:
+            checkpointer?.walGrew(frames: frames, cycle: walCycle)
+        case .finishHere:
+            checkpointStepDue = true
+        case .empty:
             // A failure leaves the WAL as it is; the next commit tries again.
             do throws(StoreError) {
                 try db.checkpoint(truncate: true)
                 inlineCheckpoints += 1
+                walCycle += 1
+                lastWALFrames = 0
             } catch where !WALCheckpointer.isBusy(error) {
                 inlineFailures += 1
                 lastInlineFailure = error
             } catch {}
-        } else {
-            checkpointer.walGrew(frames: frames)
         }
+    }
+
+    /// Copies back the WAL's last frames when a commit left them to the owner (the checkpointer
+    /// copied the rest), so that the next transaction starts the WAL over. Between two
+    /// transactions: `serve` calls it once the replies of a commit are sent, and `begin()` if
+    /// nobody did. One PASSIVE checkpoint of at most a few hundred frames; a failure is counted
+    /// as the commits' own checkpoints' are, and the checkpointer is asked again later.
+    public func checkpointStep() {
+        guard checkpointStepDue, !inTransaction else { return }
+        checkpointStepDue = false
+        do throws(StoreError) {
+            try db.checkpoint(truncate: false)
+            checkpointSteps += 1
+        } catch where !WALCheckpointer.isBusy(error) {
+            inlineFailures += 1
+            lastInlineFailure = error
+        } catch {}
     }
 
     /// Checks the file is a state file of a version this build reads, creating the schema when new.
@@ -263,7 +360,7 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Finalizes the statements and closes the file (also done on deinit).
     public func close() {
         if inTransaction { rollback() }
-        for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, forgetAnswerStatement, forgetOutboxStatement, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, allPages] {
+        for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
             statement.finalize()
         }
         // The checkpointer's connection first: the last one to close copies the WAL back.
@@ -277,6 +374,7 @@ public final class SQLiteStateStore: SuppressionStore {
     /// Starts a transaction; every change until `commit()` becomes durable together, or not at all.
     public func begin() throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
+        checkpointStep()
         try db.execute("BEGIN IMMEDIATE")
         inTransaction = true
         failure = nil
@@ -395,15 +493,22 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Adds an answer as stored (`records(stored:)` reads it back); false on a failure (noted).
     func insert(event id: String, stored: [UInt8]) -> Bool {
-        defer { insertAnswer.reset() }
-        insertAnswer.bind(1, id)
-        stored.withUnsafeBytes { insertAnswer.bind(2, blob: $0) }
-        insertAnswer.bind(3, clock)
-        do {
-            _ = try insertAnswer.step()
+        var id = id
+        // Bound without copies: both stay valid until the statement is reset, in the closures.
+        let result: Result<Bool, StoreError> = id.withUTF8 { utf8 in
+            stored.withUnsafeBytes { bytes in
+                defer { insertAnswer.reset() }
+                insertAnswer.bind(1, borrowingText: utf8)
+                insertAnswer.bind(2, borrowing: bytes)
+                insertAnswer.bind(3, clock)
+                do throws(StoreError) { return .success(try insertAnswer.step()) } catch { return .failure(error) }
+            }
+        }
+        switch result {
+        case .success:
             if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
             return true
-        } catch {
+        case .failure(let error):
             note(error)
             return false
         }

@@ -5,10 +5,12 @@ import Synchronization
 /// commits that answer events never run a checkpoint (SQLite's automatic ones take 14-98 ms inside
 /// the commit that crosses 1,000 frames).
 ///
-/// The owner calls `walGrew(frames:)` after each commit; past `threshold` frames the thread wakes
-/// and runs a PASSIVE checkpoint, which never blocks the writer. Once everything is copied, the
-/// writer's next transaction starts the WAL over from its beginning, so the file stays near
-/// `threshold` frames. The bound when the thread falls behind is the owner's (`SQLiteStateStore`).
+/// The owner calls `walGrew(frames:cycle:)` after each commit; past `threshold` frames the thread
+/// wakes and runs a PASSIVE checkpoint, which never blocks the writer, and notes how far it copied
+/// (`Progress.copied`). The WAL starts over from its beginning only when a transaction begins with
+/// everything copied; under a steady stream the writer commits while the thread copies, so the
+/// owner copies the last few frames itself between two commits (`SQLiteStateStore`), and the file
+/// stays near `threshold` frames. The bound when the thread falls behind is the owner's too.
 final class WALCheckpointer: Sendable {
     /// How far the thread has got, for the owner, the metrics and tests.
     struct Progress: Sendable {
@@ -16,6 +18,12 @@ final class WALCheckpointer: Sendable {
         var checkpoints = 0
         /// Set by `walGrew`, cleared when the thread takes the request.
         var requested = false
+        /// The owner's count of WAL restarts when it asked (`walGrew`), and when it asked for the
+        /// checkpoint that set `copied`: a count from before the WAL started over is stale.
+        var requestedCycle = 0
+        var copiedCycle = -1
+        /// Frames of the WAL the last checkpoint found copied back when it ended (SQLite's count).
+        var copied = 0
         var running = false
         var paused = false
         var stopping = false
@@ -47,14 +55,26 @@ final class WALCheckpointer: Sendable {
 
     var state: Progress { progress.withLock { $0 } }
 
-    /// The owner's commit left `frames` frames in the WAL.
-    func walGrew(frames: Int) {
+    /// The owner's commit left `frames` frames in the WAL, which has started over `cycle` times.
+    func walGrew(frames: Int, cycle: Int = 0) {
         guard frames >= threshold else { return }
         let wakeUp = progress.withLock { progress in
-            defer { progress.requested = true }
+            defer {
+                progress.requested = true
+                progress.requestedCycle = cycle
+            }
             return !progress.requested
         }
         if wakeUp { wake.signal() }
+    }
+
+    /// Frames copied back by the thread's last checkpoint in the WAL's `cycle`, when it is idle
+    /// (nothing asked for or running); nil when it is busy or copied nothing in this cycle.
+    func copiedWhenIdle(cycle: Int) -> Int? {
+        progress.withLock { progress in
+            guard !progress.requested, !progress.running, progress.copiedCycle == cycle, progress.copied > 0 else { return nil }
+            return progress.copied
+        }
     }
 
     /// Stops the thread after its current checkpoint and closes its connection.
@@ -108,20 +128,25 @@ final class WALCheckpointer: Sendable {
         defer { db.close() }
         while true {
             wake.wait()
-            let go = progress.withLock { progress in
-                if progress.stopping || progress.paused || !progress.requested { return false }
+            let go: Int? = progress.withLock { progress in
+                if progress.stopping || progress.paused || !progress.requested { return nil }
                 progress.requested = false
                 progress.running = true
-                return true
+                return progress.requestedCycle
             }
             if progress.withLock({ $0.stopping }) { return }
-            guard go else { continue }
+            guard let cycle = go else { continue }
             var failure = progress.withLock { $0.injectedFailure }
+            var copied = 0
             if failure == nil {
-                do throws(StoreError) { try db.checkpoint(truncate: false) } catch { failure = error }
+                do throws(StoreError) { copied = try db.checkpoint(truncate: false).copied } catch { failure = error }
             }
             progress.withLock { progress in
                 progress.running = false
+                if failure == nil {
+                    progress.copied = copied
+                    progress.copiedCycle = cycle
+                }
                 // A busy file (the owner's own fallback checkpoint under way) is retried at the
                 // next request; anything else is kept for the owner to see.
                 if let failure, !Self.isBusy(failure) {

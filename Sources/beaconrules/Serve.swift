@@ -59,6 +59,11 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: .hidden)
     var checkpointsInCommits = false
 
+    /// For scripts/serve-benchmark.sh: no checkpointer thread, the owner copies the WAL back
+    /// between two commits, to compare with the thread in one run.
+    @Flag(help: .hidden)
+    var checkpointsBetweenCommits = false
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
@@ -117,6 +122,7 @@ struct Serve: AsyncParsableCommand {
             } else {
                 var options = SQLiteStateStore.Options()
                 options.checkpointsInCommits = checkpointsInCommits
+                options.checkpointsBetweenCommits = checkpointsBetweenCommits
                 let store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path, options: options) }
                 server = BeaconServer(
                     configuration: configuration, catalog: loaded, store: store,
