@@ -5,8 +5,9 @@
 # write costs on the disk of the state file, the floor under any --state reply latency. The --state
 # run is repeated with SQLite's checkpoints inside the commits (the hidden `serve` flag
 # --checkpoints-in-commits), as they were before the checkpointer thread, to compare in one run.
-# With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the --state run
-# is also made with that binary, right after this one's, for a before/after in one run.
+# With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the in-memory
+# and the --state runs are also made with that binary, each right after this one's, for a
+# before/after in one run.
 # Usage: scripts/serve-benchmark.sh [EVENTS_PER_CONNECTION] [RATE...]   (default: 50000 2000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +69,10 @@ run() {  # run MODE [serve options...]
 }
 
 run "in memory"
+if [ -n "${BASELINE:-}" ]; then
+    serve_bin=$BASELINE run "in memory, baseline $BASELINE"
+    serve_bin=
+fi
 run "--state" --state "$work/state.db"
 echo "== state file: $(du -h "$work/state.db" | cut -f1)"
 if [ -n "${BASELINE:-}" ]; then
