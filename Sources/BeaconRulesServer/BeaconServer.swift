@@ -55,7 +55,7 @@ public actor BeaconServer: Service {
             EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         } else {
             // The engine on one of the loops: its connections reach it with no hop at all.
-            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoops.next(), format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
+            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: configuration.engineThread ? nil : connectionLoops.next(), format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         }
         self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: connectionLoops, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
     }

@@ -64,9 +64,9 @@ final class EngineOwner: Sendable {
 
     /// Without a state file: suppression state in the engine's compact in-memory store, the
     /// answered-event log in a hash table, and the engine run on `eventLoop` (connections on any
-    /// event loop may submit).
+    /// event loop may submit), or with none on an owner thread of its own, as with a state file.
     init(
-        campaigns: CampaignSet, locales: LocaleTable, on eventLoop: any EventLoop, format: OutputFormat = .records,
+        campaigns: CampaignSet, locales: LocaleTable, on eventLoop: (any EventLoop)?, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = MemoryOwner(OwnerLoop(
@@ -233,9 +233,9 @@ final class DatabaseOwner: OwnerThread, @unchecked Sendable {
     func close() { loop.close() }
 }
 
-/// `@unchecked Sendable`: as `FileOwner`; without a state file its one thread is the engine's
-/// event loop (`EngineOwner` calls it there and nowhere else: `submit` when on that loop, the
-/// inbox's drain, the clock's tick and `stop` as tasks on it).
+/// `@unchecked Sendable`: as `FileOwner`; its one thread is the engine's event loop
+/// (`EngineOwner` calls it there and nowhere else: `submit` when on that loop, the inbox's drain,
+/// the clock's tick and `stop` as tasks on it), or the owner thread (`--engine-thread`).
 final class MemoryOwner: OwnerThread, @unchecked Sendable {
     let loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>
     init(_ loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>) { self.loop = loop }

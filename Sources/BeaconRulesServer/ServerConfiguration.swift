@@ -24,6 +24,10 @@ public struct ServerConfiguration: Sendable {
     public var metrics: any MetricsFactory = NOOPMetricsHandler.instance
     /// How long answers, suppression state and deliveries are remembered (SPEC section 5).
     public var retention: Retention = .default
+    /// Without a state file: the engine on a thread of its own, fed through a queue as with one,
+    /// instead of on one of the event loops (the default). For measuring the two against each
+    /// other (`serve --engine-thread`, hidden).
+    public var engineThread = false
 
     /// Presence settings with flicker control off.
     public static var plainPresence: PresenceSettings {

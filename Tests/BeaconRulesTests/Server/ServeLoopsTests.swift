@@ -30,12 +30,19 @@ struct ServeLoopsTests {
         }
     }
 
-    @Test(arguments: [false, true])
-    func manyConnectionsAtOnceGetTheRepliesReplayGives(durable: Bool) async throws {
+    /// In memory with the engine on an event loop (the default) or on a thread of its own, and
+    /// with a state file.
+    @Test(arguments: ["memory", "engine-thread", "state"])
+    func manyConnectionsAtOnceGetTheRepliesReplayGives(mode: String) async throws {
         let directory = Paths.temporaryDirectory()
-        let traces = Self.traces(8, devices: 5, events: 60, prefix: durable ? "loops-d" : "loops-m")
+        let traces = Self.traces(8, devices: 5, events: 60, prefix: "loops-\(mode)-")
         let oracle = try ReplayOracle(lines: traces.flatMap { $0 }, directory: directory)
-        let server = try await ServerProcess.start(durable ? ["--state", directory + "/serve.db"] : [])
+        let arguments = switch mode {
+        case "state": ["--state", directory + "/serve.db"]
+        case "engine-thread": ["--engine-thread"]
+        default: [String]()
+        }
+        let server = try await ServerProcess.start(arguments)
         let replies = try await Self.exchangeAll(port: server.port, traces)
         await server.stop()
         for (lines, answered) in zip(traces, replies) {
