@@ -6,8 +6,9 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// Without a state file the engine runs on one event loop and connections on every loop submit
-/// to it: in-process, with more loops than this machine may have cores.
+/// Without a state file the engine runs on a thread of its own (or, `--engine-on-loop`, on one
+/// event loop) and connections on every loop submit to it: in-process, with more loops than this
+/// machine may have cores.
 @Suite("EngineOwner, connections on several event loops")
 struct EngineOwnerLoopsTests {
     private static let campaigns = CampaignSet(CampaignFileReader().load(paths: [Paths.campaigns]).campaigns)
@@ -48,7 +49,8 @@ struct EngineOwnerLoopsTests {
         return replies
     }
 
-    @Test func repliesPerConnectionAreThoseOfOneConnectionAtATime() async throws {
+    @Test(arguments: [false, true])
+    func repliesPerConnectionAreThoseOfOneConnectionAtATime(onLoop: Bool) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
         let loops = Array(group.makeIterator())
         let connections = Self.connections(9, perRead: 7, prefix: "ol")
@@ -61,7 +63,7 @@ struct EngineOwnerLoopsTests {
         }
         await alone.stop()
 
-        let owner = EngineOwner(campaigns: Self.campaigns, locales: Harness.locales, on: loops[0], logger: Logger(label: "test"))
+        let owner = EngineOwner(campaigns: Self.campaigns, locales: Harness.locales, on: onLoop ? loops[0] : nil, logger: Logger(label: "test"))
         owner.start()
         let replies = try await Self.submitFromLoops(owner, connections, loops: loops)
         await owner.stop()
@@ -72,11 +74,12 @@ struct EngineOwnerLoopsTests {
         #expect(expected.joined().contains { $0.contains("\"kind\":\"notification\"") })
     }
 
-    @Test func stopAnswersEveryLineSubmittedFromAnyLoop() async throws {
+    @Test(arguments: [false, true])
+    func stopAnswersEveryLineSubmittedFromAnyLoop(onLoop: Bool) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
         let loops = Array(group.makeIterator())
         let connections = Self.connections(6, perRead: 5, prefix: "stop")
-        let owner = EngineOwner(campaigns: Self.campaigns, locales: Harness.locales, on: loops[0], logger: Logger(label: "test"))
+        let owner = EngineOwner(campaigns: Self.campaigns, locales: Harness.locales, on: onLoop ? loops[0] : nil, logger: Logger(label: "test"))
         owner.start()
         async let submitted = Self.submitFromLoops(owner, connections, loops: loops)
         await owner.stop()

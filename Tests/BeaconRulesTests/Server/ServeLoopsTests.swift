@@ -30,16 +30,16 @@ struct ServeLoopsTests {
         }
     }
 
-    /// In memory with the engine on an event loop (the default) or on a thread of its own, and
+    /// In memory with the engine on a thread of its own (the default) or on an event loop, and
     /// with a state file.
-    @Test(arguments: ["memory", "engine-thread", "state"])
+    @Test(arguments: ["memory", "engine-on-loop", "state"])
     func manyConnectionsAtOnceGetTheRepliesReplayGives(mode: String) async throws {
         let directory = Paths.temporaryDirectory()
         let traces = Self.traces(8, devices: 5, events: 60, prefix: "loops-\(mode)-")
         let oracle = try ReplayOracle(lines: traces.flatMap { $0 }, directory: directory)
         let arguments = switch mode {
         case "state": ["--state", directory + "/serve.db"]
-        case "engine-thread": ["--engine-thread"]
+        case "engine-on-loop": ["--engine-on-loop"]
         default: [String]()
         }
         let server = try await ServerProcess.start(arguments)
@@ -91,18 +91,9 @@ struct ServeLoopsTests {
         let replies = try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
             for (index, lines) in traces.enumerated() {
                 group.addTask {
-                    let replies = try await LineClient.withConnection(port: server.port) { session in
-                        let outbound = session.outbound
-                        let payload = ByteBuffer(string: lines.map { $0 + "\n" }.joined())
-                        // The requests keep streaming while the server shuts down.
-                        let sender = Task { try? await outbound.write(payload) }
-                        defer { sender.cancel() }
-                        var replies: [String] = []
-                        while let reply = try await session.receive() {
-                            replies.append(reply)
-                            if replies.count == 1 { signalled.answered() }
-                        }
-                        return replies
+                    // The requests keep streaming while the server shuts down.
+                    let replies = try await LineClient.streamUntilClosed(port: server.port, lines: lines) { count in
+                        if count == 1 { signalled.answered() }
                     }
                     return (index, replies)
                 }
