@@ -26,7 +26,7 @@ public struct ServerConfiguration: Sendable {
     public var retention: Retention = .default
     /// Without a state file: the engine on one of the event loops (its connections call it with
     /// no hop, the others queue their lines), instead of on a thread of its own fed through a
-    /// queue as with a state file (the default, which measured faster on two cores). For
+    /// queue as with a state file (the default; the two measured close to a tie on two cores). For
     /// measuring the two against each other (`serve --engine-on-loop`, hidden).
     public var engineOnEventLoop = false
 
