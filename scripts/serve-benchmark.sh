@@ -5,8 +5,8 @@
 # write costs on the disk of the state file, the floor under any --state reply latency. The --state
 # run is repeated with SQLite's checkpoints inside the commits (the hidden `serve` flag
 # --checkpoints-in-commits), as they were before the checkpointer thread, to compare in one run;
-# the in-memory run is repeated with the engine on one of the event loops (--engine-on-loop)
-# instead of on a thread of its own.
+# the in-memory run is repeated with the engine on a thread of its own (--engine-thread) instead
+# of on one of the event loops.
 # With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the in-memory
 # and the --state runs are also made with that binary, each right after this one's, for a
 # before/after in one run.
@@ -75,8 +75,8 @@ if [ -n "${BASELINE:-}" ]; then
     serve_bin=$BASELINE run "in memory, baseline $BASELINE"
     serve_bin=
 fi
-# The engine on one of the event loops instead of on a thread of its own (the hidden flag).
-run "in memory, engine on an event loop" --engine-on-loop
+# The engine on a thread of its own instead of on one of the event loops (the hidden flag).
+run "in memory, engine thread" --engine-thread
 run "--state" --state "$work/state.db"
 echo "== state file: $(du -h "$work/state.db" | cut -f1)"
 if [ -n "${BASELINE:-}" ]; then

@@ -54,8 +54,9 @@ public actor BeaconServer: Service {
         let owner = if let store {
             EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         } else {
-            // The engine on a thread of its own (nil), or on one of the loops.
-            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: configuration.engineOnEventLoop ? connectionLoops.next() : nil, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
+            // The engine on one of the loops (its connections reach it with no hop), or on a
+            // thread of its own (nil).
+            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: configuration.engineThread ? nil : connectionLoops.next(), format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         }
         self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: connectionLoops, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
     }

@@ -7,11 +7,11 @@ import NIOCore
 import Synchronization
 
 /// The one owner of the rules engine and the state: it applies every connection's events (from
-/// every event loop) in arrival order, on a thread of its own, and with `--state` makes them
-/// durable with group commit. Without `--state` nothing waits for a disk (the commit is a no-op);
-/// with `--engine-on-loop` the same work runs on one event loop instead (see
-/// `init(campaigns:locales:on:format:presence:logger:)`): connections on that loop call it
-/// directly, the others queue each read's lines in the `EngineInbox`.
+/// every event loop) in arrival order, and with `--state` makes them durable with group commit on
+/// a thread of its own. Without `--state` nothing waits for a disk, and the same work runs on one
+/// of the event loops, the engine's (see `init(campaigns:locales:on:format:presence:logger:)`):
+/// connections on that loop call it directly, the others queue each read's lines in the
+/// `EngineInbox`; with `--engine-thread`, on a thread of its own as with `--state` (no-op commits).
 ///
 /// The engine is not thread-safe and the SQLite connection is opened without SQLite's mutex, so
 /// all of their use happens on the owner thread. It sleeps until work arrives, then takes everything
@@ -31,9 +31,9 @@ final class EngineOwner: Sendable {
 
     private let mailbox = Mailbox()
     private let thread: any OwnerThread
-    /// Without a state file and with `--engine-on-loop`: the engine runs on this event loop, which
+    /// Without a state file, nothing waits for a disk: the engine runs on this event loop, which
     /// also serves connections (theirs reach it with no hop; the other loops' through `inbox`,
-    /// one wake for whatever queued up meanwhile). Nil: the owner thread (the default).
+    /// one wake for whatever queued up meanwhile). Nil: the owner thread.
     private let inline: (any EventLoop)?
     private let inbox = EngineInbox()
     private let clock = Mutex<RepeatedTask?>(nil)
@@ -236,7 +236,7 @@ final class DatabaseOwner: OwnerThread, @unchecked Sendable {
 
 /// `@unchecked Sendable`: as `FileOwner`; its one thread is the engine's event loop
 /// (`EngineOwner` calls it there and nowhere else: `submit` when on that loop, the inbox's drain,
-/// the clock's tick and `stop` as tasks on it, with `--engine-on-loop`), or the owner thread.
+/// the clock's tick and `stop` as tasks on it), or the owner thread (`--engine-thread`).
 final class MemoryOwner: OwnerThread, @unchecked Sendable {
     let loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>
     init(_ loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>) { self.loop = loop }

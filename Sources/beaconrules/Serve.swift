@@ -59,10 +59,10 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: .hidden)
     var checkpointsInCommits = false
 
-    /// For scripts/serve-benchmark.sh: without a state file, the engine on one of the event
-    /// loops instead of on a thread of its own, to compare both in one run.
+    /// For scripts/serve-benchmark.sh: without a state file, the engine on a thread of its own
+    /// (as with one) instead of on one of the event loops, to compare both in one run.
     @Flag(help: .hidden)
-    var engineOnLoop = false
+    var engineThread = false
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
@@ -82,7 +82,7 @@ struct Serve: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         var configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
         configuration.format = format
-        configuration.engineOnEventLoop = engineOnLoop
+        configuration.engineThread = engineThread
         configuration.retention = retentionOptions.retention
         do {
             try configuration.validate()

@@ -6,8 +6,8 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// Without a state file the engine runs on a thread of its own (or, `--engine-on-loop`, on one
-/// event loop) and connections on every loop submit to it: in-process, with more loops than this
+/// Without a state file the engine runs on one event loop (or, `--engine-thread`, on a thread of
+/// its own) and connections on every loop submit to it: in-process, with more loops than this
 /// machine may have cores.
 @Suite("EngineOwner, connections on several event loops")
 struct EngineOwnerLoopsTests {

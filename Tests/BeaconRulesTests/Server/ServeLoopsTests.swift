@@ -30,16 +30,16 @@ struct ServeLoopsTests {
         }
     }
 
-    /// In memory with the engine on a thread of its own (the default) or on an event loop, and
+    /// In memory with the engine on an event loop (the default) or on a thread of its own, and
     /// with a state file.
-    @Test(arguments: ["memory", "engine-on-loop", "state"])
+    @Test(arguments: ["memory", "engine-thread", "state"])
     func manyConnectionsAtOnceGetTheRepliesReplayGives(mode: String) async throws {
         let directory = Paths.temporaryDirectory()
         let traces = Self.traces(8, devices: 5, events: 60, prefix: "loops-\(mode)-")
         let oracle = try ReplayOracle(lines: traces.flatMap { $0 }, directory: directory)
         let arguments = switch mode {
         case "state": ["--state", directory + "/serve.db"]
-        case "engine-on-loop": ["--engine-on-loop"]
+        case "engine-thread": ["--engine-thread"]
         default: [String]()
         }
         let server = try await ServerProcess.start(arguments)
