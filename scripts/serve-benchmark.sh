@@ -6,9 +6,11 @@
 # run is repeated with SQLite's checkpoints inside the commits (the hidden `serve` flag
 # --checkpoints-in-commits), as they were before the checkpointer thread, and with the owner
 # copying the WAL back between commits, no thread (--checkpoints-between-commits), to compare in
-# one run.
-# With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the --state run
-# is also made with that binary, right after this one's, for a before/after in one run.
+# one run; the in-memory run is repeated with the engine on a thread of its own (--engine-thread)
+# instead of on one of the event loops.
+# With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the in-memory
+# and the --state runs are also made with that binary, each right after this one's, for a
+# before/after in one run.
 # Usage: scripts/serve-benchmark.sh [EVENTS_PER_CONNECTION] [RATE...]   (default: 50000 2000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +72,12 @@ run() {  # run MODE [serve options...]
 }
 
 run "in memory"
+if [ -n "${BASELINE:-}" ]; then
+    serve_bin=$BASELINE run "in memory, baseline $BASELINE"
+    serve_bin=
+fi
+# The engine on a thread of its own instead of on one of the event loops (the hidden flag).
+run "in memory, engine thread" --engine-thread
 run "--state" --state "$work/state.db"
 echo "== state file: $(du -h "$work/state.db" | cut -f1)"
 if [ -n "${BASELINE:-}" ]; then

@@ -30,9 +30,10 @@ public actor BeaconServer: Service {
     public var isReady: Bool { listening && campaignCount > 0 }
     private let configuration: ServerConfiguration
     private let owner: EngineOwner
-    /// Every connection is served on this one event loop: the owner's replies for a batch are
-    /// then one task, and without a state file the engine itself runs here.
-    private let connectionLoop: any EventLoop
+    /// The event loops that serve the connections, each connection on one of them: framing,
+    /// parsing and writing replies happen there, on every core; the engine is elsewhere, on one
+    /// owner (`EngineOwner`).
+    private let connectionLoops: any EventLoopGroup
     private let loadCatalog: CatalogLoader
     private let onListening: @Sendable (SocketAddress) -> Void
     private var campaignCount: Int
@@ -48,14 +49,16 @@ public actor BeaconServer: Service {
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
-        let connectionLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let connectionLoops = MultiThreadedEventLoopGroup.singleton
         let metrics = ServeMetrics(factory: configuration.metrics)
         let owner = if let store {
             EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, store: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         } else {
-            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: connectionLoop, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
+            // The engine on one of the loops (its connections reach it with no hop), or on a
+            // thread of its own (nil).
+            EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, on: configuration.engineThread ? nil : connectionLoops.next(), format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         }
-        self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: connectionLoop, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
+        self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: connectionLoops, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
     }
 
     /// A server on a PostgreSQL state that other instances may share (`--state postgres://...`).
@@ -66,15 +69,15 @@ public actor BeaconServer: Service {
     ) {
         let metrics = ServeMetrics(factory: configuration.metrics)
         let owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, postgres: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
-        self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: MultiThreadedEventLoopGroup.singleton.next(), loadCatalog: loadCatalog, logger: logger, onListening: onListening)
+        self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: MultiThreadedEventLoopGroup.singleton, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
     }
 
     private init(
-        configuration: ServerConfiguration, catalog: Catalog, owner: EngineOwner, metrics: ServeMetrics, on connectionLoop: any EventLoop,
+        configuration: ServerConfiguration, catalog: Catalog, owner: EngineOwner, metrics: ServeMetrics, on connectionLoops: any EventLoopGroup,
         loadCatalog: @escaping CatalogLoader, logger: Logger, onListening: @escaping @Sendable (SocketAddress) -> Void
     ) {
         self.configuration = configuration
-        self.connectionLoop = connectionLoop
+        self.connectionLoops = connectionLoops
         self.owner = owner
         self.metrics = metrics
         self.loadCatalog = loadCatalog
@@ -141,17 +144,22 @@ public actor BeaconServer: Service {
         campaignCount = count
     }
 
+    /// A connection's replies written but not yet taken by its socket: past `high` bytes its
+    /// lines are no longer read until they fall under `low` (the client reads its replies).
+    static let repliesUnsent = ChannelOptions.Types.WriteBufferWaterMark(low: 1 << 20, high: 4 << 20)
+
     private func bind(registry: ConnectionRegistry) async throws -> any Channel {
         let owner = owner
         let configuration = configuration
         let logger = logger
-        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: connectionLoop)
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: connectionLoops)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // Without it a client's half-close (all lines sent) would close the connection
             // before its replies were written.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: Self.repliesUnsent)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

@@ -6,13 +6,16 @@ import NIOCore
 /// submits each read's lines to the `EngineOwner` in order, and writes exactly one reply line per
 /// request line, in order, as the owner hands the replies back.
 ///
-/// Everything a line costs between the socket and the owner happens on the event loop that read
-/// it, with no task or thread hop: a batch of lines is one post to the owner and one task back,
-/// shared by every connection of that event loop.
+/// Connections are spread over every event loop of the server (one per core); each one's framing,
+/// parsing and reply writing happen on its own loop, and only the parsed lines go to the owner: a
+/// read's lines are one submission (one hop, not one per line), and the replies come back as one
+/// task per event loop for the owner's whole batch.
 ///
-/// Backpressure: at most `linesInFlight` lines may be read but not yet answered. Past that the
-/// handler holds back NIO's `read()`, so a client that does not read its replies stops being read,
-/// its TCP window fills, and it alone waits, at bounded memory.
+/// Backpressure: at most `linesInFlight` lines may be read but not yet answered, and replies
+/// written but not yet taken by the socket stay under the channel's write-buffer high-water mark
+/// (`BeaconServer`'s `repliesUnsent`). Past either, the handler holds back NIO's `read()`, so a
+/// client that does not read its replies stops being read, its TCP window fills, and it alone
+/// waits, at bounded memory.
 ///
 /// Graceful shutdown (`shutdown()`): lines already read are answered, later input is read and
 /// dropped, the server half-closes its side after the last reply, and closes once the client has
@@ -122,11 +125,25 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    /// NIO asks for more input: held back while too many lines wait for their replies.
+    /// NIO asks for more input: held back while too many lines wait for their replies, or too
+    /// many reply bytes wait for the client to read them.
     func read(context: ChannelHandlerContext) {
-        if inFlight >= linesInFlight && !stopping {
+        if !stopping && (inFlight >= linesInFlight || !context.channel.isWritable) {
             readHeld = true
         } else {
+            context.read()
+        }
+    }
+
+    /// The client has read enough of its replies: read its lines again if they were held back.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        readIfRoom(context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func readIfRoom(_ context: ChannelHandlerContext) {
+        if readHeld && inFlight < linesInFlight && context.channel.isWritable {
+            readHeld = false
             context.read()
         }
     }
@@ -149,10 +166,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard let context, !finished else { return }
         lastWrite = context.write(wrapOutboundOut(reply))
         if flush { context.flush() }
-        if readHeld && inFlight < linesInFlight {
-            readHeld = false
-            context.read()
-        }
+        readIfRoom(context)
         finishIfAnswered()
     }
 

@@ -6,10 +6,12 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// The one owner of the rules engine and the state: it applies every connection's events in
-/// arrival order, and with `--state` makes them durable with group commit on a thread of its own.
-/// Without `--state` nothing waits for a disk, and the same work runs on the connections' event
-/// loop as each read's lines arrive (see `init(campaigns:locales:on:format:presence:logger:)`).
+/// The one owner of the rules engine and the state: it applies every connection's events (from
+/// every event loop) in arrival order, and with `--state` makes them durable with group commit on
+/// a thread of its own. Without `--state` nothing waits for a disk, and the same work runs on one
+/// of the event loops, the engine's (see `init(campaigns:locales:on:format:presence:logger:)`):
+/// connections on that loop call it directly, the others queue each read's lines in the
+/// `EngineInbox`; with `--engine-thread`, on a thread of its own as with `--state` (no-op commits).
 ///
 /// The engine is not thread-safe and the SQLite connection is opened without SQLite's mutex, so
 /// all of their use happens on the owner thread. It sleeps until work arrives, then takes everything
@@ -29,9 +31,11 @@ final class EngineOwner: Sendable {
 
     private let mailbox = Mailbox()
     private let thread: any OwnerThread
-    /// Without a state file, nothing waits for a disk: the engine runs on the event loop that
-    /// serves every connection, with no thread hop per batch. Nil: the owner thread.
+    /// Without a state file, nothing waits for a disk: the engine runs on this event loop, which
+    /// also serves connections (theirs reach it with no hop; the other loops' through `inbox`,
+    /// one wake for whatever queued up meanwhile). Nil: the owner thread.
     private let inline: (any EventLoop)?
+    private let inbox = EngineInbox()
     private let clock = Mutex<RepeatedTask?>(nil)
 
     /// With `--state`: the engine keeps its suppression state in `store`, and every answer is
@@ -60,10 +64,10 @@ final class EngineOwner: Sendable {
     }
 
     /// Without a state file: suppression state in the engine's compact in-memory store, the
-    /// answered-event log in a hash table, and the engine run on `eventLoop`, which must be the
-    /// one event loop of every connection that submits.
+    /// answered-event log in a hash table, and the engine run on `eventLoop` (connections on any
+    /// event loop may submit), or with none on an owner thread of its own, as with a state file.
     init(
-        campaigns: CampaignSet, locales: LocaleTable, on eventLoop: any EventLoop, format: OutputFormat = .records,
+        campaigns: CampaignSet, locales: LocaleTable, on eventLoop: (any EventLoop)?, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = MemoryOwner(OwnerLoop(
@@ -91,23 +95,36 @@ final class EngineOwner: Sendable {
     /// Queues one connection's lines; their replies go to `target` once they are durable.
     func submit(_ lines: [RequestLine], to target: any ReplyTarget) {
         if let inline {
-            if inline.inEventLoop && target.eventLoop === inline && !mailbox.isClosed {
-                for (target, reply) in thread.process([.lines(lines, target)]) { target.deliver(reply, flush: true) }
-                return
+            if inline.inEventLoop {
+                // Whatever other loops queued came first: one batch, in arrival order.
+                if var jobs = inbox.takeQueued() {
+                    jobs.append(.lines(lines, target))
+                    EngineOwnerThread.send(thread.process(jobs))
+                    return
+                }
+            } else {
+                switch inbox.post(.lines(lines, target)) {
+                case .queued: return
+                case .wake:
+                    inline.execute { [self] in drainInbox() }
+                    return
+                case .refused: break
+                }
             }
-            if !mailbox.isClosed {
-                let owner = self.thread
-                inline.execute { EngineOwnerThread.send(owner.process([.lines(lines, target)])) }
-                return
-            }
-        }
-        guard inline == nil, mailbox.post(.lines(lines, target)) else {
-            var writer = JSONWriter(capacity: 256)
-            for line in lines { Reply.rejected(line: line.line, message: "the server is stopping, resend this line", into: &writer) }
-            let reply = ByteBuffer(bytes: writer.bytes)
-            target.eventLoop.execute { target.deliver(reply, flush: true) }
+        } else if mailbox.post(.lines(lines, target)) {
             return
         }
+        var writer = JSONWriter(capacity: 256)
+        for line in lines { Reply.rejected(line: line.line, message: "the server is stopping, resend this line", into: &writer) }
+        let reply = ByteBuffer(bytes: writer.bytes)
+        target.eventLoop.execute { target.deliver(reply, flush: true) }
+    }
+
+    /// On the engine's loop: applies everything queued, in arrival order, as one batch.
+    private func drainInbox() {
+        let jobs = inbox.takeAll()
+        if jobs.isEmpty { return }
+        EngineOwnerThread.send(thread.process(jobs))
     }
 
     /// Queues one connection's lines; `promise` gets their replies once they are durable.
@@ -118,9 +135,12 @@ final class EngineOwner: Sendable {
     /// Swaps in a new campaign set, between the events queued before and after this call.
     func reload(campaigns: CampaignSet, locales: LocaleTable) async {
         if let inline {
-            let owner = self.thread
             await withCheckedContinuation { continuation in
-                inline.execute { _ = owner.process([.reload(campaigns, locales, continuation)]) }
+                switch inbox.post(.reload(campaigns, locales, continuation)) {
+                case .queued: break
+                case .wake: inline.execute { [self] in drainInbox() }
+                case .refused: continuation.resume()
+                }
             }
             return
         }
@@ -132,10 +152,13 @@ final class EngineOwner: Sendable {
     /// Applies and commits what is queued, closes the store, and returns when the file is closed.
     func stop() async {
         if let inline {
-            mailbox.closeInline()
-            let owner = self.thread
+            inbox.close()
             clock.withLock { $0?.cancel(); $0 = nil }
-            try? await inline.submit { owner.close() }.get()
+            // Whatever was queued before the inbox closed is answered, then the log closes.
+            try? await inline.submit { [self] in
+                drainInbox()
+                thread.close()
+            }.get()
             return
         }
         await withCheckedContinuation { continuation in mailbox.close(then: continuation) }
@@ -145,7 +168,8 @@ final class EngineOwner: Sendable {
 /// Sending replies back to the connections' event loops.
 enum EngineOwnerThread {
     /// Hands the replies to their event loops: one task per event loop for the whole batch, not
-    /// one per connection, so a busy batch wakes each loop once.
+    /// one per connection, so a busy batch wakes each loop once; on the caller's own event loop
+    /// (the engine's, without a state file), at once.
     static func send(_ replies: [(any ReplyTarget, ByteBuffer)]) {
         if replies.isEmpty { return }
         var byLoop: [(loop: any EventLoop, replies: [(any ReplyTarget, ByteBuffer)])] = []
@@ -157,12 +181,19 @@ enum EngineOwnerThread {
             }
         }
         for (loop, replies) in byLoop {
-            loop.execute {
-                for (index, (target, reply)) in replies.enumerated() {
-                    let last = !replies[(index + 1)...].contains { $0.0.id == target.id }
-                    target.deliver(reply, flush: last)
-                }
+            if loop.inEventLoop {
+                deliver(replies)
+            } else {
+                loop.execute { deliver(replies) }
             }
+        }
+    }
+
+    /// On their event loop: each connection flushed after its last reply of the batch.
+    private static func deliver(_ replies: [(any ReplyTarget, ByteBuffer)]) {
+        for (index, (target, reply)) in replies.enumerated() {
+            let last = !replies[(index + 1)...].contains { $0.0.id == target.id }
+            target.deliver(reply, flush: last)
         }
     }
 
@@ -203,8 +234,9 @@ final class DatabaseOwner: OwnerThread, @unchecked Sendable {
     func close() { loop.close() }
 }
 
-/// `@unchecked Sendable`: as `FileOwner`; without a state file its one thread is the connections'
-/// event loop (`EngineOwner.submit` runs it there and nowhere else).
+/// `@unchecked Sendable`: as `FileOwner`; its one thread is the engine's event loop
+/// (`EngineOwner` calls it there and nowhere else: `submit` when on that loop, the inbox's drain,
+/// the clock's tick and `stop` as tasks on it), or the owner thread (`--engine-thread`).
 final class MemoryOwner: OwnerThread, @unchecked Sendable {
     let loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>
     init(_ loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>) { self.loop = loop }

@@ -10,20 +10,6 @@ final class Mailbox: @unchecked Sendable {
     private var done = false
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
-    var isClosed: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return closed
-    }
-
-    /// Marks the mailbox closed when no owner thread drains it (inline mode).
-    func closeInline() {
-        condition.lock()
-        closed = true
-        done = true
-        condition.unlock()
-    }
-
     /// Queues a job; false once the owner is stopping.
     func post(_ job: EngineOwner.Job) -> Bool {
         condition.lock()

@@ -24,6 +24,12 @@ public struct ServerConfiguration: Sendable {
     public var metrics: any MetricsFactory = NOOPMetricsHandler.instance
     /// How long answers, suppression state and deliveries are remembered (SPEC section 5).
     public var retention: Retention = .default
+    /// Without a state file: the engine on a thread of its own, fed through a queue as with a
+    /// state file, instead of on one of the event loops (the default, where that loop's
+    /// connections call it with no hop; the two measured close to a tie on two cores, the event
+    /// loop with less CPU an event). For measuring the two against each other
+    /// (`serve --engine-thread`, hidden).
+    public var engineThread = false
 
     /// Presence settings with flicker control off.
     public static var plainPresence: PresenceSettings {

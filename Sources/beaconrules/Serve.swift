@@ -64,6 +64,11 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: .hidden)
     var checkpointsBetweenCommits = false
 
+    /// For scripts/serve-benchmark.sh: without a state file, the engine on a thread of its own
+    /// (as with one) instead of on one of the event loops, to compare both in one run.
+    @Flag(help: .hidden)
+    var engineThread = false
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
@@ -82,6 +87,7 @@ struct Serve: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         var configuration = ServerConfiguration(host: host, port: port, allowRemote: allowRemote)
         configuration.format = format
+        configuration.engineThread = engineThread
         configuration.retention = retentionOptions.retention
         do {
             try configuration.validate()

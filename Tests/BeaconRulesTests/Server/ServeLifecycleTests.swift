@@ -14,22 +14,14 @@ struct ServeLifecycleTests {
         let lines = MuseumTrace.interleave(MuseumTrace.devices(10, events: 300, prefix: "term"))
         let oracle = try ReplayOracle(lines: lines, directory: directory)
         let server = try await ServerProcess.start(["--state", state])
-        let replies = try await LineClient.withConnection(port: server.port) { session in
-            let outbound = session.outbound
-            let payload = ByteBuffer(string: lines.map { $0 + "\n" }.joined())
-            // The requests keep streaming while the server shuts down; it stops reading them.
-            let sender = Task { try? await outbound.write(payload) }
-            defer { sender.cancel() }
-            var replies: [String] = []
-            do {
-                while let reply = try await session.receive() {
-                    replies.append(reply)
-                    if replies.count == 1 { server.signal(SIGTERM) }
-                }
-            } catch {
-                Issue.record("the connection was reset instead of closed after the last reply: \(error)")
+        // The requests keep streaming while the server shuts down; it stops reading them.
+        var replies: [String] = []
+        do {
+            replies = try await LineClient.streamUntilClosed(port: server.port, lines: lines) { count in
+                if count == 1 { server.signal(SIGTERM) }
             }
-            return replies
+        } catch {
+            Issue.record("the connection was reset instead of closed after the last reply: \(error)")
         }
         let status = await server.waitForExit()
         if status == nil { await server.crash() }

@@ -66,4 +66,21 @@ enum LineClient {
             return replies
         }
     }
+
+    /// Keeps sending the lines (never half-closing) while it reads replies, until the server
+    /// closes the connection (a shutdown); `onReply` is told each reply's 1-based number.
+    static func streamUntilClosed(port: Int, lines: [String], onReply: @Sendable (Int) -> Void) async throws -> [String] {
+        try await withConnection(port: port) { session in
+            let outbound = session.outbound
+            let payload = ByteBuffer(string: lines.map { $0 + "\n" }.joined())
+            let sender = Task { try? await outbound.write(payload) }
+            defer { sender.cancel() }
+            var replies: [String] = []
+            while let reply = try await session.receive() {
+                replies.append(reply)
+                onReply(replies.count)
+            }
+            return replies
+        }
+    }
 }
