@@ -6,7 +6,8 @@ import NIOCore
 ///
 /// Answers are forgotten oldest first once the answer retention has passed (`forgetAnswers`):
 /// `order` holds them in the order they were given, so each step removes from its front, and
-/// the arena frees each chunk once no answer in it is left.
+/// the arena frees each chunk once no answer in it is left. `order` and `references` grow a block
+/// at a time (`SegmentedQueue`): a buffer that doubles would copy all the answers at once.
 public final class MemoryStateLog: StateLog {
     /// Where each answered event's records sit: their own bytes in `arena`, and the runs they
     /// refer to (`references[start - referencesBase ..< ... + count]`).
@@ -35,10 +36,10 @@ public final class MemoryStateLog: StateLog {
 
     private var answers: [String: Answer] = [:]
     private var arena = ByteArena()
-    private var references = CircularBuffer<Reference>()
+    private var references = SegmentedQueue<Reference>()
     /// The number of the first of `references` (numbers keep counting as the front goes).
     private var referencesBase = 0
-    private var order = CircularBuffer<Given>()
+    private var order = SegmentedQueue<Given>()
     /// The wall clock answers are stamped with (`setClock`).
     private var clock: Int64 = 0
     /// What the references point into, kept alive as long as the log (an engine replaced by a
@@ -69,7 +70,7 @@ public final class MemoryStateLog: StateLog {
         var position = 0
         let first = answer.referencesStart - referencesBase
         for k in first..<first + Int(answer.referencesCount) {
-            let reference = references[references.index(references.startIndex, offsetBy: k)]
+            let reference = references[k]
             joined.append(contentsOf: own[position..<Int(reference.at)])
             joined.append(contentsOf: UnsafeBufferPointer(start: reference.start, count: Int(reference.count)))
             position = Int(reference.at)
