@@ -168,7 +168,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     /// The state's sizes into the metrics' gauges.
     private func sample(at now: ContinuousClock.Instant) {
         sampled = now
-        metrics.held(HeldState(answers: log.heldAnswers, deliveries: pipeline.engine.engine.ledger.count, fileBytes: log.fileBytes))
+        metrics.held(HeldState(answers: log.heldAnswers, deliveries: pipeline.engine.engine.ledger.indexedCount(), fileBytes: log.fileBytes))
     }
 
     /// Hands the log every device and id of the transaction's lines at once, before any is

@@ -73,6 +73,6 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
     }
 
     func held() -> HeldState {
-        HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.count, fileBytes: pipeline.log.fileBytes)
+        HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.indexedCount(), fileBytes: pipeline.log.fileBytes)
     }
 }

@@ -141,8 +141,19 @@ public struct DeliveryLedger: Sendable {
     /// A ledger with no deliveries.
     public init() {}
 
-    /// Notifications remembered (snoozed copies are not counted twice).
+    /// Notifications remembered (snoozed copies are not counted twice). With deliveries waiting
+    /// to be indexed this indexes a copy of the whole ledger: a caller that asks often (a
+    /// server's metrics) uses `indexedCount()`.
     public var count: Int { unindexed.isEmpty ? entries.count : caughtUp().entries.count }
+
+    /// Notifications remembered, as `count`, after indexing the deliveries waiting to be (the work
+    /// the next read of the ledger would do, done now, once each). `count` on a ledger with
+    /// deliveries waiting copies the whole ledger to index them, which made a server's
+    /// once-a-second metrics sample a stall as long as the ledger (20 ms at 300,000 deliveries).
+    public mutating func indexedCount() -> Int {
+        catchUp()
+        return entries.count
+    }
 
     /// Moves `unindexed` into `entries` and `index`; a repeated id keeps its first entry.
     mutating func catchUp() {

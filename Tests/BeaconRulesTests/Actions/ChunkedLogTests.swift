@@ -36,4 +36,27 @@ struct ChunkedLogTests {
         #expect(ledger.unindexed.isEmpty)
         #expect(ledger.entries.count == 65_000)
     }
+
+    /// `indexedCount()` (what a server's metrics ask once a second) gives what `count` gives,
+    /// repeated ids once, and leaves the ledger indexed: later deliveries, repeats of indexed ids
+    /// among them, are counted as they come.
+    @Test func theIndexedCountIsTheCountAndIndexesInPlace() {
+        var ledger = DeliveryLedger()
+        ledger.prepareRuleTables(rules: 1)
+        ledger.ruleSlots[0] = 0
+        ledger.setLanguage(0, rule: 0, locale: 0, trigger: .enter)
+        for i in 0..<1_000 {
+            ledger.deliverLater(key: UInt64(i % 700), rule: 0, locale: 0, beacon: 0, trigger: .enter, fireDate: 0)
+        }
+        #expect(ledger.count == 700)
+        #expect(ledger.indexedCount() == 700)
+        #expect(ledger.unindexed.isEmpty)
+        for i in 600..<900 {
+            ledger.deliverLater(key: UInt64(i), rule: 0, locale: 0, beacon: 0, trigger: .enter, fireDate: 0)
+        }
+        #expect(ledger.count == 900)
+        #expect(ledger.indexedCount() == 900)
+        #expect(ledger.indexedCount() == 900)
+        #expect(ledger.entries.count == 900)
+    }
 }
