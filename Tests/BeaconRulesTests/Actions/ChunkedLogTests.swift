@@ -23,11 +23,17 @@ struct ChunkedLogTests {
         #expect(Array(log) == Array(100..<107))
     }
 
-    @Test func theLedgerCountsEachDeliveredIdOnceAcrossChunks() {
+    /// An empty ledger whose one rule (campaign slot 0, language 0) can take deliveries.
+    static func ledgerOfOneRule() -> DeliveryLedger {
         var ledger = DeliveryLedger()
         ledger.prepareRuleTables(rules: 1)
         ledger.ruleSlots[0] = 0
         ledger.setLanguage(0, rule: 0, locale: 0, trigger: .enter)
+        return ledger
+    }
+
+    @Test func theLedgerCountsEachDeliveredIdOnceAcrossChunks() {
+        var ledger = Self.ledgerOfOneRule()
         for i in 0..<70_000 {
             ledger.deliverLater(key: UInt64(i % 65_000), rule: 0, locale: 0, beacon: 0, trigger: .enter, fireDate: 0)
         }
@@ -41,10 +47,7 @@ struct ChunkedLogTests {
     /// repeated ids once, and leaves the ledger indexed: later deliveries, repeats of indexed ids
     /// among them, are counted as they come.
     @Test func theIndexedCountIsTheCountAndIndexesInPlace() {
-        var ledger = DeliveryLedger()
-        ledger.prepareRuleTables(rules: 1)
-        ledger.ruleSlots[0] = 0
-        ledger.setLanguage(0, rule: 0, locale: 0, trigger: .enter)
+        var ledger = Self.ledgerOfOneRule()
         for i in 0..<1_000 {
             ledger.deliverLater(key: UInt64(i % 700), rule: 0, locale: 0, beacon: 0, trigger: .enter, fireDate: 0)
         }
