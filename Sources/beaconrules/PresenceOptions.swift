@@ -6,7 +6,7 @@ import Foundation
 enum InputFormat: String, ExpressibleByArgument, CaseIterable {
     /// SPEC section 1 and 7: one JSON object per line.
     case jsonl
-    /// Recorded iBeacon scans (../shared/traces/starksm64): back-to-back JSON objects, gzip or not.
+    /// Recorded iBeacon scans (as in Tests/Fixtures/starksm64): back-to-back JSON objects, gzip or not.
     case starksm64
 }
 

@@ -1,4 +1,4 @@
-/// The raw recorded iBeacon scan format of `../shared/traces/starksm64` (RaspberryPiBeaconParser):
+/// The raw recorded iBeacon scan format of `Tests/Fixtures/starksm64` (RaspberryPiBeaconParser):
 /// JSON objects written back to back (`}{`, pretty-printed or one per line), each one reading of a
 /// beacon by a fixed scanner. Each reading becomes a `Sighting` with the scanner as the device.
 package enum RecordedScans {

@@ -3,7 +3,7 @@ import CampaignFiles
 import Foundation
 import Testing
 
-/// The real layouts of the Sensorberg SDKs (`../shared/compat/sensorberg`) and what their tests expected.
+/// The real layouts of the Sensorberg SDKs (`Tests/Fixtures/sensorberg`) and what their tests expected.
 @Suite("Sensorberg corpus")
 struct SensorbergCorpusTests {
     static let layouts: [String] = {

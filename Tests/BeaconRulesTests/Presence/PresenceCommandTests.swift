@@ -55,7 +55,7 @@ struct PresenceCommandTests {
         let folder = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let svg = folder + "/t.svg"
-        let trace = Paths.shared + "/traces/starksm64/FourScannersBeacon5Run1-2015-03-13.json.gz"
+        let trace = Paths.recordedScan("FourScannersBeacon5Run1-2015-03-13")
         let result = try CommandRunner.run(["timeline", "--input-format", "starksm64", trace,
                                             "--campaigns", Paths.fixture("presence/starksm64-campaigns.json"), "-o", svg])
         #expect(result.status == 0, "\(result.stderr)")

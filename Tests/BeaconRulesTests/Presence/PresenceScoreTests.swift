@@ -6,7 +6,7 @@ import Testing
 @Suite("Presence: scored against a movement log")
 struct PresenceScoreTests {
     static let log = Paths.fixture("presence/movement-log-2015-03-10.csv")
-    static let trace = Paths.shared + "/traces/starksm64/FourScannersRun1-2015-03-10.json.gz"
+    static let trace = Paths.recordedScan("FourScannersRun1-2015-03-10")
 
     /// The figures of the report's last lines, by name (`found: 20` gives found = 20).
     static func figures(_ report: String) -> [String: Int] {

@@ -86,14 +86,14 @@ struct SightingTests {
     }
 }
 
-/// The real recorded scans in `../shared/traces/starksm64`: the derived events stay few.
+/// The real recorded scans in `Tests/Fixtures/starksm64`: the derived events stay few.
 @Suite("Presence: recorded scans")
 struct RecordedScanTests {
     static let files = ["FourScannersBeacon5Run1-2015-03-13", "FourScannersBeacon5Run2-2015-03-13"]
 
     @Test(arguments: files)
     func derivedEnterExitPerScannerAndBeaconStayFew(name: String) throws {
-        let path = Paths.shared + "/traces/starksm64/" + name + ".json.gz"
+        let path = Paths.recordedScan(name)
         let result = try CommandRunner.run(["replay", "--input-format", "starksm64", path,
                                             "--campaigns", Paths.fixture("presence/starksm64-campaigns.json")])
         #expect(result.status == 0, "\(result.stderr)")

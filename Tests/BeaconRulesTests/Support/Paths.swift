@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the package, its fixtures, the shared corpus and the built binary are.
+/// Where the package, its fixtures (the Sensorberg corpus and the recorded scans among them) and the built binary are.
 enum Paths {
     /// The package root, found from this file's location.
     static let root: URL = {
@@ -17,9 +17,10 @@ enum Paths {
     static var fixtures: String { repo("Tests/Fixtures") }
     static func fixture(_ name: String) -> String { fixtures + "/" + name }
 
-    /// `../shared` beside the repository (read-only, always there, also in CI).
-    static var shared: String { root.deletingLastPathComponent().appendingPathComponent("shared").path }
-    static var sensorberg: String { shared + "/compat/sensorberg" }
+    /// The Sensorberg SDKs' and resolver's layouts (`Tests/Fixtures/sensorberg`, MIT, sources in its README).
+    static var sensorberg: String { fixture("sensorberg") }
+    /// A recorded iBeacon scan of `Tests/Fixtures/starksm64` (Apache 2.0, sources in its README), by name.
+    static func recordedScan(_ name: String) -> String { fixture("starksm64/" + name + ".json.gz") }
     static var campaigns: String { repo("Campaigns") }
     static var locales: String { repo("Locales") }
 
