@@ -228,6 +228,7 @@ final class DocumentedServer {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        OrphanGuard.guardProcess(process.processIdentifier)
         for _ in 0..<1500 where process.isRunning {
             let printed = Paths.read(outPath).split(separator: "\n")
             func port(_ prefix: String) -> (String, Int)? {

@@ -8,7 +8,8 @@ import Glibc
 /// free loopback port with its unix socket in that folder (fsync on, as in production), as the
 /// `postgres` user (or `nobody`) when the tests run as root. One cluster serves a whole suite
 /// (`.postgresCluster`) and is stopped when the suite ends, passed or failed
-/// (`pg_ctl stop -m immediate`), so no postmaster outlives the tests.
+/// (`pg_ctl stop -m immediate`), so no postmaster outlives the tests; should the test process die
+/// before that, its `OrphanGuard` stops the cluster a second later.
 final class PostgresCluster: Sendable {
     let directory: String
     let port: Int
@@ -48,6 +49,7 @@ final class PostgresCluster: Sendable {
         chmod(directory, 0o777)
         let owner: String? = getuid() == 0 ? (getpwnam("postgres") != nil ? "postgres" : "nobody") : nil
         let cluster = PostgresCluster(directory: directory, port: try freePort(), binaries: binaries, owner: owner)
+        OrphanGuard.guardDirectory(directory, stop: (owner.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [binaries + "/pg_ctl", "-D", cluster.data, "-m", "immediate", "-w", "stop"])
         try cluster.run("initdb", ["-D", cluster.data, "-U", cluster.user, "-A", "trust", "--no-sync", "-E", "UTF8", "--locale", "C"])
         try cluster.makeCertificates()
         try cluster.startServer()

@@ -33,6 +33,7 @@ final class ServerProcess: Sendable {
         out.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
         err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
         try process.run()
+        OrphanGuard.guardProcess(process.processIdentifier)
         for _ in 0..<1500 {
             let text = String(decoding: stdout.get(), as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
