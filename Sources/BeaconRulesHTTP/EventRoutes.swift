@@ -41,7 +41,7 @@ struct EventRoutes: Sendable {
         for index in lines.indices {
             switch byLine[index] {
             case .accepted(let event, let records)?: Reply.accepted(event: event, records: Self.bytes(records), into: &w)
-            case .rejected(_, let message)?: Reply.rejected(line: index + 1, message: message, into: &w)
+            case .rejected(let rejection)?: Reply.rejected(line: index + 1, message: rejection.message, into: &w)
             case nil: Reply.rejected(line: index + 1, message: "blank line; expected one JSON event object", into: &w)
             }
         }
@@ -99,8 +99,8 @@ struct EventRoutes: Sendable {
             Reply.array(of: Self.bytes(records), into: &w)
             w.raw("\n")
             return Self.json(w.bytes)
-        case .rejected(_, let message):
-            return Self.refused(message)
+        case .rejected(let rejection):
+            return Self.refused(rejection.message)
         }
     }
 

@@ -123,12 +123,12 @@ public actor RulesService: Service {
         var next = 0
         for index in lines.indices {
             if let message = rejected[index] {
-                results.append(.rejected(line: index + 1, message: message))
+                results.append(.rejected(LineRejected(line: index + 1, message: message)))
                 continue
             }
             switch outcomes[next] {
-            case .accepted(let event, let bytes): results.append(.accepted(event: event, records: Record.lines(bytes)))
-            case .rejected(_, let message): results.append(.rejected(line: index + 1, message: message))
+            case .accepted(let event, let bytes): results.append(.accepted(event: event, records: Record.engineLines(bytes)))
+            case .rejected(_, let message): results.append(.rejected(LineRejected(line: index + 1, message: message)))
             }
             next += 1
         }
@@ -203,7 +203,8 @@ public actor RulesService: Service {
     }
 
     private func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> [ServiceOutput.Outcome] {
-        guard !closed else { throw LineRejected(message: "the service is closed") }
+        // Every line of the call is refused: the error names the first.
+        guard !closed else { throw LineRejected(line: 1, message: "the service is closed") }
         let output: ServiceOutput
         do { output = try core.apply(lines) } catch {
             metrics.notSaved(lines.count)
@@ -246,10 +247,10 @@ public actor RulesService: Service {
     private static let silentPrefix = Array(#"{"kind":"silent""#.utf8)
 
     private func records(of outcomes: [ServiceOutput.Outcome]) -> [Result<[Record], LineRejected>] {
-        outcomes.map {
-            switch $0 {
-            case .accepted(_, let bytes): .success(Record.lines(bytes))
-            case .rejected(_, let message): .failure(LineRejected(message: message))
+        outcomes.enumerated().map { index, outcome in
+            switch outcome {
+            case .accepted(_, let bytes): .success(Record.engineLines(bytes))
+            case .rejected(_, let message): .failure(LineRejected(line: index + 1, message: message))
             }
         }
     }

@@ -81,8 +81,9 @@ struct RulesServiceTests {
         let bad = #"{"device":"anna","type":"enter"}"#
         let outcomes = try await rules.process(lines: [bad, traceLines[0]], source: "stdin")
         let cli = try CommandRunner.run(["replay"], stdin: bad + "\n")
-        guard case .rejected(1, let message) = outcomes[0] else { Issue.record("not rejected: \(outcomes[0])"); return }
-        #expect(cli.stderr.contains(String(data: try JSONEncoder().encode(message), encoding: .utf8)!))
+        guard case .rejected(let rejection) = outcomes[0] else { Issue.record("not rejected: \(outcomes[0])"); return }
+        #expect(rejection.line == 1)
+        #expect(cli.stderr.contains(String(data: try JSONEncoder().encode(rejection.message), encoding: .utf8)!))
         guard case .accepted("ev-01", let records) = outcomes[1] else { Issue.record("not accepted: \(outcomes[1])"); return }
         #expect(!records.isEmpty)
     }
