@@ -8,7 +8,7 @@ public enum LineOutcome: Sendable, Hashable {
 
 /// A line that is not input, or a response the ledger cannot take: `message` says where and
 /// what was expected, as `replay` says it. The one shape of a refusal: a `LineOutcome` of
-/// `process(lines:source:identify:)` holds it, and the calls of one event or response throw it.
+/// `process(lines:source:linesWithoutID:)` holds it, and the calls of one event or response throw it.
 public struct LineRejected: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line's 1-based number in the call (1 for a call of one event or response).
     public var line: Int

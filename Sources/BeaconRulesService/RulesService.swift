@@ -95,26 +95,19 @@ public actor RulesService: Service {
     }
 
     /// JSON lines as `replay` reads them (events, responses, sightings), in one transaction:
-    /// each line's outcome, with `replay`'s message for a line that is not input. A line
-    /// without an `id` is known as `SOURCE:LINE` (and not remembered), unless `identify` gives
-    /// it the id made from its content, as `serve` does.
-    public func process(lines: [String], source: String = "stdin", identify: Bool = false) throws -> [LineOutcome] {
+    /// each line's outcome, with `replay`'s message for a line that is not input (a blank line
+    /// included, as a connection answers it). A line without an `id` is known by its place,
+    /// `SOURCE:LINE`, and not remembered; `.identifiedByContent` gives it the id made from what it
+    /// says, as `serve` and `http` do, so that a line sent again is answered as before.
+    public func process(lines: [String], source: String = "stdin", linesWithoutID: LineIntake.LinesWithoutID = .knownByPlace) throws -> [LineOutcome] {
+        let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
         for (index, line) in lines.enumerated() {
-            var hasOwnID = true
-            func fallback() -> String {
-                hasOwnID = false
-                return "\(source):\(index + 1)"
-            }
-            var text = line
-            let parsed = text.withUTF8 { bytes -> Result<InputLine, EventError> in
-                do throws(EventError) { return .success(try EventParser.parseInput(line: bytes, fallbackID: fallback())) } catch { return .failure(error) }
-            }
-            switch parsed {
-            case .success(let input) where hasOwnID || !identify: inputs.append((input, hasOwnID))
-            case .success(let input): inputs.append((EventIdentity.identified(input), true))
-            case .failure(let error): rejected[index] = error.description
+            switch intake.read(line, number: index + 1) {
+            case .input(let input, let identified): inputs.append((input, identified))
+            case .rejected(let message): rejected[index] = message
+            case .outbox, .blank: preconditionFailure("the service's intake reads no outbox requests and skips no line")
             }
         }
         metrics.invalid(rejected.count)

@@ -88,6 +88,20 @@ struct RulesServiceTests {
         #expect(!records.isEmpty)
     }
 
+    @Test func everyLineReplayRefusesIsRefusedWithReplaysLineAndMessage() async throws {
+        let broken = "Tests/Fixtures/museum-broken.jsonl"
+        var lines = Paths.read(Paths.fixture("museum-broken.jsonl")).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        let outcomes = try await museum().process(lines: lines, source: broken)
+        var refused: [LineRejected] = []
+        for case .rejected(let rejection) in outcomes where rejection.message != LineIntake.blankLineMessage { refused.append(rejection) }
+        let golden = try Paths.read(Paths.fixture("museum-broken.errors.jsonl")).split(separator: "\n").map { line in
+            let error = try JSONDecoder().decode([String: JSONScalar].self, from: Data(line.utf8))
+            return LineRejected(line: error["line"]?.integer ?? 0, message: error["message"]?.text ?? "")
+        }
+        #expect(refused == golden)
+    }
+
     @Test func aResponseToAnUnknownRecordThrowsWhatReplaySays() async throws {
         let rules = try museum()
         let response = ResponseEvent(id: "r-1", device: "anna", notification: "nope:anna:x", action: .present, time: Timestamp(milliseconds: 0))
@@ -184,4 +198,18 @@ struct ServiceMetricsTests {
         #expect(try metrics.expectCounter("beaconrules_reloads_total", [("result", "ok")]).totalValue == 1)
         #expect(try metrics.expectTimer("beaconrules_commit_seconds").values.count == 2)
     }
+}
+
+/// A member of a `kind: error` line: its line number or its text.
+private enum JSONScalar: Decodable {
+    case integer(Int)
+    case text(String)
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let n = try? c.decode(Int.self) { self = .integer(n) } else { self = .text(try c.decode(String.self)) }
+    }
+
+    var integer: Int? { if case .integer(let n) = self { n } else { nil } }
+    var text: String? { if case .text(let t) = self { t } else { nil } }
 }
