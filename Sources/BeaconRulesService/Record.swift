@@ -65,7 +65,18 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The record the engine decided: its members as the engine made them, `json` as `replay`
     /// writes it.
     public init(_ record: NotificationRecord) {
-        json = record.jsonLine
+        self.init(record, json: record.jsonLine)
+    }
+
+    /// A record from one SPEC section 3 JSON object (as `replay` writes it). Throws
+    /// `RecordJSONError` naming the member and what was expected when it is not one.
+    public init(json: String) throws(RecordJSONError) {
+        self.init(try RecordMembers(json: json).record(), json: json)
+    }
+
+    /// `record`'s members, with `json` its line.
+    private init(_ record: NotificationRecord, json: String) {
+        self.json = json
         kind = record.kind
         id = record.id
         campaign = record.campaign
@@ -74,7 +85,7 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         trigger = record.trigger
         beacon = record.beacon
         fireTime = record.fireDate
-        fireDate = Self.date(record.fireDate)
+        fireDate = Date(timeIntervalSince1970: Double(record.fireDate.milliseconds) / 1000)
         actionType = record.actionType
         language = record.language
         title = record.title
@@ -87,32 +98,6 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         payload = record.payload
     }
 
-    /// A record from one SPEC section 3 JSON object (as `replay` writes it). Throws
-    /// `RecordJSONError` naming the member and what was expected when it is not one.
-    public init(json: String) throws(RecordJSONError) {
-        let reader = try RecordMembers(json: json)
-        self.json = json
-        kind = try reader.kind()
-        id = try reader.string("id")
-        campaign = try reader.string("campaign")
-        device = try reader.string("device")
-        event = try reader.string("event")
-        trigger = try reader.trigger()
-        beacon = try reader.beacon()
-        fireTime = try reader.fireTime()
-        fireDate = Self.date(fireTime)
-        actionType = try reader.actionType()
-        language = try reader.optionalString("language")
-        title = try reader.optionalString("title")
-        subtitle = try reader.optionalString("subtitle")
-        body = try reader.optionalString("body")
-        url = try reader.optionalString("url")
-        category = try reader.category()
-        notificationAction = try reader.notificationAction()
-        mediaAttachment = try reader.optionalString("mediaAttachment")
-        payload = try reader.payload()
-    }
-
     /// The records of JSON lines the engine wrote (each ending in `\n`), in order. The engine
     /// writes only records, so each parses: one that does not is a fault of the engine.
     static func engineLines(_ bytes: some Collection<UInt8>) -> [Record] {
@@ -121,11 +106,6 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
                 preconditionFailure("the engine wrote a line that is not a SPEC section 3 record: \(error)")
             }
         }
-    }
-
-    /// Whole milliseconds as a `Date` (exact to the millisecond when read back).
-    private static func date(_ time: Timestamp) -> Date {
-        Date(timeIntervalSince1970: Double(time.milliseconds) / 1000)
     }
 
     /// The record's JSON (`json`).

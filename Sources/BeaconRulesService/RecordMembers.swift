@@ -1,7 +1,8 @@
 import BeaconRules
 
-/// Reads the members of one SPEC section 3 record for `Record(json:)`: each typed as the SPEC
-/// says, or a `RecordJSONError` naming the member and what was expected.
+/// Reads the members of one SPEC section 3 record for `Record(json:)` into the engine's
+/// `NotificationRecord`: each typed as the SPEC says, or a `RecordJSONError` naming the member
+/// and what was expected.
 struct RecordMembers {
     let object: JSONValue
 
@@ -12,6 +13,19 @@ struct RecordMembers {
         guard object.objectMembers != nil else {
             throw RecordJSONError(message: "expected a record object (SPEC section 3), found \(object.kindName)")
         }
+    }
+
+    /// The record the members describe, as the engine's `NotificationRecord`.
+    func record() throws(RecordJSONError) -> NotificationRecord {
+        var record = NotificationRecord(
+            kind: try kind(), id: try string("id"), campaign: try string("campaign"), device: try string("device"),
+            event: try string("event"), trigger: try trigger(), beacon: try beacon(), fireDate: try fireTime(),
+            actionType: try actionType(), language: try optionalString("language"), title: try optionalString("title"),
+            body: try optionalString("body"), url: try optionalString("url"), category: try category(), payload: try payload())
+        record.subtitle = try optionalString("subtitle")
+        let action = try notificationAction(), media = try optionalString("mediaAttachment")
+        if action != nil || media != nil { record.actions = CampaignActions(notificationAction: action, mediaAttachment: media) }
+        return record
     }
 
     func kind() throws(RecordJSONError) -> Record.Kind {
