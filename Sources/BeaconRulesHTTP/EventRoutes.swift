@@ -29,20 +29,16 @@ struct EventRoutes: Sendable {
         if lines.count == 1 && request.headers[.contentType]?.hasPrefix("application/x-ndjson") != true {
             return try await single(lines[0])
         }
-        // As on the socket: a blank line is refused in its place; the others go in one call.
-        let given = lines.enumerated().filter { !$0.element.allSatisfy(\.isWhitespace) }
+        // As on the socket: every line is answered in its place (a blank one refused), in one call.
         let outcomes: [LineOutcome]
-        do { outcomes = try await rules.process(lines: given.map(\.element), source: "request", identify: true) } catch {
+        do { outcomes = try await rules.process(lines: lines, source: "request", linesWithoutID: .identifiedByContent) } catch {
             return unsaved(error)
         }
-        var byLine: [Int: LineOutcome] = [:]
-        for (k, outcome) in outcomes.enumerated() { byLine[given[k].offset] = outcome }
         var w = JSONWriter(capacity: 1 << 12)
-        for index in lines.indices {
-            switch byLine[index] {
-            case .accepted(let event, let records)?: Reply.accepted(event: event, records: Self.bytes(records), into: &w)
-            case .rejected(_, let message)?: Reply.rejected(line: index + 1, message: message, into: &w)
-            case nil: Reply.rejected(line: index + 1, message: "blank line; expected one JSON event object", into: &w)
+        for outcome in outcomes {
+            switch outcome {
+            case .accepted(let event, let records): Reply.accepted(event: event, records: Self.bytes(records), into: &w)
+            case .rejected(let rejection): Reply.rejected(line: rejection.line, message: rejection.message, into: &w)
             }
         }
         return Self.json(w.bytes, contentType: "application/x-ndjson")
@@ -90,7 +86,7 @@ struct EventRoutes: Sendable {
     /// One line: its records as a JSON array, or 400 with the message.
     private func single(_ line: String) async throws -> Response {
         let outcome: LineOutcome
-        do { outcome = try await rules.process(lines: [line], source: "request", identify: true)[0] } catch {
+        do { outcome = try await rules.process(lines: [line], source: "request", linesWithoutID: .identifiedByContent)[0] } catch {
             return unsaved(error)
         }
         switch outcome {
@@ -99,8 +95,8 @@ struct EventRoutes: Sendable {
             Reply.array(of: Self.bytes(records), into: &w)
             w.raw("\n")
             return Self.json(w.bytes)
-        case .rejected(_, let message):
-            return Self.refused(message)
+        case .rejected(let rejection):
+            return Self.refused(rejection.message)
         }
     }
 

@@ -18,38 +18,23 @@ enum RequestLine: Sendable {
         }
     }
 
-    /// Parses one framed line. A line without `id` gets its content-derived id (see `EventIdentity`).
+    /// Reads one framed line as every connection does (`LineIntake.connection`): a line without
+    /// `id` gets its content-derived id (see `EventIdentity`).
     static func parse(_ frame: LineFramer.Frame, line: Int, limit: Int) -> RequestLine {
         guard case .line(let buffer) = frame else {
-            return .rejected(line: line, message: "line longer than \(limit) bytes; skipped up to its newline")
+            return .rejected(line: line, message: LineIntake.tooLongMessage(limit: limit))
         }
-        return buffer.withUnsafeReadableBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            if EventParser.isBlank(bytes) {
-                return .rejected(line: line, message: "blank line; expected one JSON event object")
-            }
-            var hasOwnID = true
-            func noID() -> String {
-                hasOwnID = false
-                return ""
-            }
-            do throws(EventError) {
-                let input = try EventParser.parseInput(line: bytes, fallbackID: noID())
-                return .input(hasOwnID ? input : EventIdentity.identified(input), line: line)
-            } catch {
-                // Only a line that is not an event pays for this second look.
-                if let after = outboxRequest(bytes) { return .outbox(after: after, line: line) }
-                return .rejected(line: line, message: error.description)
-            }
+        let read = buffer.withUnsafeReadableBytes { raw in intake.read(raw.bindMemory(to: UInt8.self), number: line) }
+        switch read {
+        case .input(let input, _): return .input(input, line: line)
+        case .outbox(let after): return .outbox(after: after, line: line)
+        case .rejected(let message): return .rejected(line: line, message: message)
+        case .blank: return .rejected(line: line, message: LineIntake.blankLineMessage)
         }
     }
 
-    /// `{"type":"outbox","after":N}` (N >= 0, default 0), or nil.
-    static func outboxRequest(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard let value = try? JSONParser.parse(bytes), value["type"]?.stringValue == "outbox" else { return nil }
-        let after = value["after"]?.integerValue ?? 0
-        return after >= 0 ? after : nil
-    }
+    /// A socket's lines: every line with an id names its event (`identified`).
+    static let intake = LineIntake.connection(readsOutboxRequests: true)
 }
 
 extension LinePipeline {

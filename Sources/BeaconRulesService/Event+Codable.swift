@@ -67,20 +67,15 @@ extension ResponseEvent: Codable {
     }
 }
 
-/// The decoder's object written out as one JSON line and read by `EventParser`.
+/// The decoder's object written out as one JSON line and read as a connection reads it (an
+/// object without `id` gets the id made from its content).
 private func parsedInput(from decoder: any Decoder) throws -> InputLine {
     var w = JSONWriter(capacity: 256)
     w.value(try CodableJSON(from: decoder).value)
-    var hasOwnID = true
-    func noID() -> String {
-        hasOwnID = false
-        return ""
-    }
-    let parsed = w.bytes.withUnsafeBufferPointer { bytes -> Result<InputLine, EventError> in
-        do throws(EventError) { return .success(try EventParser.parseInput(line: bytes, fallbackID: noID())) } catch { return .failure(error) }
-    }
-    switch parsed {
-    case .success(let input): return hasOwnID ? input : EventIdentity.identified(input)
-    case .failure(let error): throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+    let read = w.bytes.withUnsafeBufferPointer { LineIntake.connection(readsOutboxRequests: false).read($0, number: 1) }
+    switch read {
+    case .input(let input, _): return input
+    case .rejected(let message): throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: message))
+    case .outbox, .blank: preconditionFailure("a connection's intake without outbox requests skips no line")
     }
 }

@@ -1,44 +1,111 @@
 public import BeaconRules
+public import Foundation
 
-/// One notification record (or silent record) as SPEC section 3 writes it.
+/// One notification record (or silent record) as SPEC section 3 writes it, with its members typed.
 ///
-/// `json` is the record exactly as `replay` writes it (byte for byte, without the newline).
-/// `Codable` encodes and decodes the same JSON object, member by member; an encoder that orders
-/// keys its own way (Foundation's `JSONEncoder`) gives the same object with its members
-/// reordered, so send `json` where the bytes matter.
+/// `json` is the record exactly as `replay` writes it (byte for byte, without the newline); the
+/// typed members say the same thing. `fireDate` is a `Foundation.Date`, what a backend stores
+/// and schedules with; `fireTime` is the engine's `Timestamp` (whole milliseconds) for code that
+/// works in the engine's time. `Codable` encodes and decodes the same JSON object, member by
+/// member; an encoder that orders keys its own way (Foundation's `JSONEncoder`) gives the same
+/// object with its members reordered, so send `json` where the bytes matter.
 public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A notification the device shows, or a silent record (data for the app).
+    public typealias Kind = NotificationRecord.Kind
+
     /// The SPEC's JSON object, exactly.
     public let json: String
+    /// `notification` or `silent`.
+    public let kind: Kind
     /// `CAMPAIGN:DEVICE:EVENT`: what a response names.
     public let id: String
-    /// `notification` or `silent`.
-    public let kind: String
     /// The campaign's `eid` as written.
     public let campaign: String
     /// The device the record is for.
     public let device: String
     /// The id of the event that fired it.
     public let event: String
-    /// RFC 3339, UTC.
-    public let fireDate: String
-    /// The record as a JSON tree, members in order.
-    public var value: JSONValue { (try? JSONParser.parse(json)) ?? .null }
+    /// Whether an enter or an exit fired it.
+    public let trigger: EventKind
+    /// The beacon of the event.
+    public let beacon: BeaconID
+    /// When the device shows it (whole milliseconds), as a `Date`.
+    public let fireDate: Date
+    /// When the device shows it, as the engine's time (`fireDate` in epoch milliseconds).
+    public let fireTime: Timestamp
+    /// The campaign's `actionType` (what a tap does).
+    public let actionType: ActionType
+    /// The language key of the localized block used, or nil when none was used.
+    public let language: String?
+    /// The chosen language's title (nil for a silent record, or when the campaign gives none).
+    public let title: String?
+    /// The chosen language's subtitle, when the campaign gives one.
+    public let subtitle: String?
+    /// The chosen language's body (nil for a silent record).
+    public let body: String?
+    /// The chosen language's URL, or nil.
+    public let url: String?
+    /// The category: its id and its buttons (title, behavior, flags); nil for a silent record.
+    public let category: NotificationCategory?
+    /// What a tap runs, when the campaign gives a notification action.
+    public let notificationAction: NotificationAction?
+    /// The media attachment's URL, when the campaign gives one.
+    public let mediaAttachment: String?
+    /// `content.payload` exactly as given (`.null` when the campaign gives none).
+    public let payload: JSONValue
 
-    /// A record from one SPEC section 3 JSON object (as `replay` writes it).
-    public init(json: String) throws(JSONSyntaxError) {
-        let value = try JSONParser.parse(json)
-        self.json = json
-        id = value["id"]?.stringValue ?? ""
-        kind = value["kind"]?.stringValue ?? ""
-        campaign = value["campaign"]?.stringValue ?? ""
-        device = value["device"]?.stringValue ?? ""
-        event = value["event"]?.stringValue ?? ""
-        fireDate = value["fireDate"]?.stringValue ?? ""
+    /// The record as a JSON tree, members in order. `json` is checked when a record is made, so
+    /// this always parses.
+    public var value: JSONValue {
+        do { return try JSONParser.parse(json) } catch {
+            preconditionFailure("a Record's json is checked when the record is made: \(error)")
+        }
     }
 
-    /// The records of JSON lines (each ending in `\n`), in order.
-    static func lines(_ bytes: some Collection<UInt8>) -> [Record] {
-        bytes.split(separator: 0x0A).compactMap { try? Record(json: String(decoding: $0, as: UTF8.self)) }
+    /// The record the engine decided: its members as the engine made them, `json` as `replay`
+    /// writes it.
+    public init(_ record: NotificationRecord) {
+        self.init(record, json: record.jsonLine)
+    }
+
+    /// A record from one SPEC section 3 JSON object (as `replay` writes it). Throws
+    /// `RecordJSONError` naming the member and what was expected when it is not one.
+    public init(json: String) throws(RecordJSONError) {
+        self.init(try RecordMembers(json: json).record(), json: json)
+    }
+
+    /// `record`'s members, with `json` its line.
+    private init(_ record: NotificationRecord, json: String) {
+        self.json = json
+        kind = record.kind
+        id = record.id
+        campaign = record.campaign
+        device = record.device
+        event = record.event
+        trigger = record.trigger
+        beacon = record.beacon
+        fireTime = record.fireDate
+        fireDate = Date(timeIntervalSince1970: Double(record.fireDate.milliseconds) / 1000)
+        actionType = record.actionType
+        language = record.language
+        title = record.title
+        subtitle = record.subtitle
+        body = record.body
+        url = record.url
+        category = record.category
+        notificationAction = record.actions?.notificationAction
+        mediaAttachment = record.actions?.mediaAttachment
+        payload = record.payload
+    }
+
+    /// The records of JSON lines the engine wrote (each ending in `\n`), in order. The engine
+    /// writes only records, so each parses: one that does not is a fault of the engine.
+    static func engineLines(_ bytes: some Collection<UInt8>) -> [Record] {
+        bytes.split(separator: 0x0A).map { line in
+            do { return try Record(json: String(decoding: line, as: UTF8.self)) } catch {
+                preconditionFailure("the engine wrote a line that is not a SPEC section 3 record: \(error)")
+            }
+        }
     }
 
     /// The record's JSON (`json`).
@@ -59,6 +126,8 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         var w = JSONWriter(capacity: 1024)
         w.value(try CodableJSON(from: decoder).value)
-        try self.init(json: String(decoding: w.bytes, as: UTF8.self))
+        do { try self.init(json: String(decoding: w.bytes, as: UTF8.self)) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
     }
 }

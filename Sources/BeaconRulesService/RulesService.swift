@@ -95,26 +95,19 @@ public actor RulesService: Service {
     }
 
     /// JSON lines as `replay` reads them (events, responses, sightings), in one transaction:
-    /// each line's outcome, with `replay`'s message for a line that is not input. A line
-    /// without an `id` is known as `SOURCE:LINE` (and not remembered), unless `identify` gives
-    /// it the id made from its content, as `serve` does.
-    public func process(lines: [String], source: String = "stdin", identify: Bool = false) throws -> [LineOutcome] {
+    /// each line's outcome, with `replay`'s message for a line that is not input (a blank line
+    /// included, as a connection answers it). A line without an `id` is known by its place,
+    /// `SOURCE:LINE`, and not remembered; `.identifiedByContent` gives it the id made from what it
+    /// says, as `serve` and `http` do, so that a line sent again is answered as before.
+    public func process(lines: [String], source: String = "stdin", linesWithoutID: LineIntake.LinesWithoutID = .knownByPlace) throws -> [LineOutcome] {
+        let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
         for (index, line) in lines.enumerated() {
-            var hasOwnID = true
-            func fallback() -> String {
-                hasOwnID = false
-                return "\(source):\(index + 1)"
-            }
-            var text = line
-            let parsed = text.withUTF8 { bytes -> Result<InputLine, EventError> in
-                do throws(EventError) { return .success(try EventParser.parseInput(line: bytes, fallbackID: fallback())) } catch { return .failure(error) }
-            }
-            switch parsed {
-            case .success(let input) where hasOwnID || !identify: inputs.append((input, hasOwnID))
-            case .success(let input): inputs.append((EventIdentity.identified(input), true))
-            case .failure(let error): rejected[index] = error.description
+            switch intake.read(line, number: index + 1) {
+            case .input(let input, let identified): inputs.append((input, identified))
+            case .rejected(let message): rejected[index] = message
+            case .outbox, .blank: preconditionFailure("the service's intake reads no outbox requests and skips no line")
             }
         }
         metrics.invalid(rejected.count)
@@ -123,12 +116,12 @@ public actor RulesService: Service {
         var next = 0
         for index in lines.indices {
             if let message = rejected[index] {
-                results.append(.rejected(line: index + 1, message: message))
+                results.append(.rejected(LineRejected(line: index + 1, message: message)))
                 continue
             }
             switch outcomes[next] {
-            case .accepted(let event, let bytes): results.append(.accepted(event: event, records: Record.lines(bytes)))
-            case .rejected(_, let message): results.append(.rejected(line: index + 1, message: message))
+            case .accepted(let event, let bytes): results.append(.accepted(event: event, records: Record.engineLines(bytes)))
+            case .rejected(_, let message): results.append(.rejected(LineRejected(line: index + 1, message: message)))
             }
             next += 1
         }
@@ -203,7 +196,8 @@ public actor RulesService: Service {
     }
 
     private func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> [ServiceOutput.Outcome] {
-        guard !closed else { throw LineRejected(message: "the service is closed") }
+        // Every line of the call is refused: the error names the first.
+        guard !closed else { throw LineRejected(line: 1, message: "the service is closed") }
         let output: ServiceOutput
         do { output = try core.apply(lines) } catch {
             metrics.notSaved(lines.count)
@@ -246,10 +240,10 @@ public actor RulesService: Service {
     private static let silentPrefix = Array(#"{"kind":"silent""#.utf8)
 
     private func records(of outcomes: [ServiceOutput.Outcome]) -> [Result<[Record], LineRejected>] {
-        outcomes.map {
-            switch $0 {
-            case .accepted(_, let bytes): .success(Record.lines(bytes))
-            case .rejected(_, let message): .failure(LineRejected(message: message))
+        outcomes.enumerated().map { index, outcome in
+            switch outcome {
+            case .accepted(_, let bytes): .success(Record.engineLines(bytes))
+            case .rejected(_, let message): .failure(LineRejected(line: index + 1, message: message))
             }
         }
     }

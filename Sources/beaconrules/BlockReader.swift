@@ -68,7 +68,7 @@ struct BlockReader {
                 }
                 let number = lines.lineNumber
                 if lines.lineWasTooLong {
-                    refuse("line longer than \(LineReader.longestLine) bytes; skipped up to its newline", line: number)
+                    refuse(LineIntake.tooLongMessage(limit: LineReader.longestLine), line: number)
                 } else if EventParser.isBlank(line) {
                     continue
                 } else if let s = router.usualShard(line) {
@@ -99,20 +99,21 @@ struct BlockReader {
 
     /// A line not in the usual layout of a beacon event: parsed here, routed by its device.
     private mutating func route(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
-        do {
-            let (input, positionalID) = try Replay.parse(line, source: source, number: number)
-            if case .sighting = input {
-                // The presence layer's clock spans devices: the shards stop before this line.
-                if rereadable { oneJobFrom = (sourceIndex, number) } else { refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number) }
-                return
-            }
+        switch LineIntake.replay(source: source).readInGeneral(line, number: number) {
+        case .input(.sighting, _):
+            // The presence layer's clock spans devices: the shards stop before this line.
+            if rereadable { oneJobFrom = (sourceIndex, number) } else { refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number) }
+        case .input(let input, let identified):
             let s: Int
             if case .response(let response) = input { s = router.shard(for: response) } else { s = router.shard(input.device ?? "") }
             work[s].lines.append(ShardWork.Line(number: number, start: 0, count: 0, input: work[s].inputs.count))
-            work[s].inputs.append((input, !positionalID))
+            work[s].inputs.append((input, identified))
             note(s)
-        } catch {
-            refuse(error.description, line: number)
+        case .rejected(let message):
+            refuse(message, line: number)
+        case .outbox, .blank:
+            // Replay's intake reads no outbox requests, and the reader skipped blank lines.
+            break
         }
     }
 

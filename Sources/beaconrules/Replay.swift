@@ -206,6 +206,7 @@ struct Replay: ParsableCommand {
         for (sourceIndex, source) in sources.enumerated() {
             let name = source == "-" ? "stdin" : source
             pipeline.output.source = name
+            let intake = LineIntake.replay(source: name)
             if presenceOptions.inputFormat == .starksm64 {
                 guard let items = recordedScan(source, name: name, outcome: &outcome) else { break }
                 do {
@@ -257,17 +258,11 @@ struct Replay: ParsableCommand {
                         pipeline.output.progress.update(bytes: reported, lines: number)
                     }
                     if reader.lineWasTooLong {
-                        pipeline.appendRejected("line longer than \(LineReader.longestLine) bytes; skipped up to its newline", line: number)
-                    } else if EventParser.isBlank(line) {
-                        continue
-                    } else if !pipeline.appendUsualLayout(line, line: number) {
-                        do {
-                            let (input, positionalID) = try Self.parse(line, source: name, number: number)
-                            pipeline.append(input, line: number, identified: !positionalID)
-                        } catch {
-                            // Reported in its place among the batch's lines (their warnings come first).
-                            pipeline.appendRejected(error.description, line: number)
-                        }
+                        pipeline.appendRejected(LineIntake.tooLongMessage(limit: LineReader.longestLine), line: number)
+                    } else {
+                        // A refused line is reported in its place among the batch's lines (their
+                        // warnings come first).
+                        pipeline.append(line, line: number, reading: intake)
                     }
                     if pipeline.isBatchFull { try applyBatch() }
                 }
@@ -312,17 +307,6 @@ struct Replay: ParsableCommand {
         Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    /// Any input line not in the usual layout (the batch has tried that already); `positionalID`:
-    /// it had no `id` and is known by `SOURCE:LINE` (not logged).
-    static func parse(_ line: UnsafeBufferPointer<UInt8>, source: String, number: Int) throws(EventError) -> (InputLine, positionalID: Bool) {
-        var positionalID = false
-        func fallbackID() -> String {
-            positionalID = true
-            return "\(source):\(number)"
-        }
-        let input = try EventParser.parseInputInGeneral(line: line, fallbackID: fallbackID())
-        return (input, positionalID)
-    }
 }
 
 /// Freeing a large campaign set and its state object by object costs a fifth of a short run, and

@@ -68,21 +68,19 @@ struct ReplayShard: Sendable {
         _ text: UnsafeBufferPointer<UInt8>, number: Int, source: String,
         to pipeline: LinePipeline<InMemorySuppressionStore, NoAnswerLog, ShardOutput>
     ) {
-        do {
-            let (input, positionalID) = try Replay.parse(text, source: source, number: number)
+        let read = LineIntake.replay(source: source).readInGeneral(text, number: number)
+        if case .input(let input, _) = read {
             if case .sighting = input {
                 pipeline.appendRejected(ShardedReplay.sightingRefusal(jobs: router.shards), line: number)
+                return
             } else if case .response = input {
                 // Not in the usual layout, so the reader never routes one here: kept for safety.
-                pipeline.append(input, line: number, identified: !positionalID)
             } else if let device = input.device, router.shard(device) != index {
                 // Only a line that names its device twice gets here (the last one counts).
                 pipeline.appendRejected("field `device`: the line names its device twice; expected one `device` member (replay --jobs routes a line by its first)", line: number)
-            } else {
-                pipeline.append(input, line: number, identified: !positionalID)
+                return
             }
-        } catch {
-            pipeline.appendRejected(error.description, line: number)
         }
+        pipeline.append(read, line: number)
     }
 }

@@ -81,10 +81,25 @@ struct RulesServiceTests {
         let bad = #"{"device":"anna","type":"enter"}"#
         let outcomes = try await rules.process(lines: [bad, traceLines[0]], source: "stdin")
         let cli = try CommandRunner.run(["replay"], stdin: bad + "\n")
-        guard case .rejected(1, let message) = outcomes[0] else { Issue.record("not rejected: \(outcomes[0])"); return }
-        #expect(cli.stderr.contains(String(data: try JSONEncoder().encode(message), encoding: .utf8)!))
+        guard case .rejected(let rejection) = outcomes[0] else { Issue.record("not rejected: \(outcomes[0])"); return }
+        #expect(rejection.line == 1)
+        #expect(cli.stderr.contains(String(data: try JSONEncoder().encode(rejection.message), encoding: .utf8)!))
         guard case .accepted("ev-01", let records) = outcomes[1] else { Issue.record("not accepted: \(outcomes[1])"); return }
         #expect(!records.isEmpty)
+    }
+
+    @Test func everyLineReplayRefusesIsRefusedWithReplaysLineAndMessage() async throws {
+        let broken = "Tests/Fixtures/museum-broken.jsonl"
+        var lines = Paths.read(Paths.fixture("museum-broken.jsonl")).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        let outcomes = try await museum().process(lines: lines, source: broken)
+        var refused: [LineRejected] = []
+        for case .rejected(let rejection) in outcomes where rejection.message != LineIntake.blankLineMessage { refused.append(rejection) }
+        let golden = try Paths.read(Paths.fixture("museum-broken.errors.jsonl")).split(separator: "\n").map { line in
+            let error = try JSONDecoder().decode([String: JSONScalar].self, from: Data(line.utf8))
+            return LineRejected(line: error["line"]?.integer ?? 0, message: error["message"]?.text ?? "")
+        }
+        #expect(refused == golden)
     }
 
     @Test func aResponseToAnUnknownRecordThrowsWhatReplaySays() async throws {
@@ -183,4 +198,18 @@ struct ServiceMetricsTests {
         #expect(try metrics.expectCounter("beaconrules_reloads_total", [("result", "ok")]).totalValue == 1)
         #expect(try metrics.expectTimer("beaconrules_commit_seconds").values.count == 2)
     }
+}
+
+/// A member of a `kind: error` line: its line number or its text.
+private enum JSONScalar: Decodable {
+    case integer(Int)
+    case text(String)
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let n = try? c.decode(Int.self) { self = .integer(n) } else { self = .text(try c.decode(String.self)) }
+    }
+
+    var integer: Int? { if case .integer(let n) = self { n } else { nil } }
+    var text: String? { if case .text(let t) = self { t } else { nil } }
 }

@@ -1,5 +1,3 @@
-public import BeaconRules
-
 /// The id given to an event that arrives on a connection without its own `id`.
 ///
 /// `replay` uses `SOURCE:LINE`, but a connection's line numbers start again after a reconnect, so
