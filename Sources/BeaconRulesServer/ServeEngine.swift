@@ -23,47 +23,44 @@ protocol ServeEngine: Sendable {
     func close()
 }
 
-/// `OwnerLoop`s of concrete stores behind the `ServeEngine` protocol. Called through the protocol,
-/// a generic class would run unspecialized (every store call through a witness table, generic
-/// metadata looked up at run time); called from these, the compiler specializes it for each store.
-///
-/// `@unchecked Sendable`: as `OwnerLoop`, confined to the owner's one thread (or event loop).
-final class SQLiteServeEngine: ServeEngine, @unchecked Sendable {
+/// An `OwnerLoop` of concrete stores behind the `ServeEngine` protocol. Called through the
+/// protocol, a generic class would run unspecialized (every store call through a witness table,
+/// generic metadata looked up at run time); each conforming class below names its store, so the
+/// witnesses (this extension's methods, for that class) are specialized for it.
+protocol OwnerLoopEngine: ServeEngine {
+    associatedtype Store: SuppressionStore
+    associatedtype Log: StateLog
+    var loop: OwnerLoop<Store, Log> { get }
+}
+
+extension OwnerLoopEngine {
+    var isIdle: Bool { loop.isIdle }
+    func transactions(_ jobs: [EngineOwner.Job]) -> [[EngineOwner.Job]] { loop.transactions(jobs) }
+    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
+    func repliesSent() { loop.repliesSent() }
+    func tick() { loop.tick() }
+    func tickIfDue() { loop.tickIfDue() }
+    func close() { loop.close() }
+}
+
+/// `serve --state FILE`. `@unchecked Sendable`: as `OwnerLoop`, confined to the owner's one thread.
+final class SQLiteServeEngine: OwnerLoopEngine, @unchecked Sendable {
     let loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>
     init(_ loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>) { self.loop = loop }
-    var isIdle: Bool { loop.isIdle }
-    func transactions(_ jobs: [EngineOwner.Job]) -> [[EngineOwner.Job]] { loop.transactions(jobs) }
-    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
-    func repliesSent() { loop.repliesSent() }
-    func tick() { loop.tick() }
-    func tickIfDue() { loop.tickIfDue() }
-    func close() { loop.close() }
 }
 
-/// `@unchecked Sendable`: as `SQLiteServeEngine`, on the thread that owns the database connection.
-final class PostgresServeEngine: ServeEngine, @unchecked Sendable {
+/// `serve --state postgres://...`. `@unchecked Sendable`: as `SQLiteServeEngine`, on the thread
+/// that owns the database connection.
+final class PostgresServeEngine: OwnerLoopEngine, @unchecked Sendable {
     let loop: OwnerLoop<PostgresStateStore, PostgresStateStore>
     init(_ loop: OwnerLoop<PostgresStateStore, PostgresStateStore>) { self.loop = loop }
-    var isIdle: Bool { loop.isIdle }
-    func transactions(_ jobs: [EngineOwner.Job]) -> [[EngineOwner.Job]] { loop.transactions(jobs) }
-    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
-    func repliesSent() { loop.repliesSent() }
-    func tick() { loop.tick() }
-    func tickIfDue() { loop.tickIfDue() }
-    func close() { loop.close() }
 }
 
-/// `@unchecked Sendable`: as `SQLiteServeEngine`; its one thread is the engine's event loop
-/// (`EngineOwner` calls it there and nowhere else: `submit` when on that loop, the inbox's drain,
-/// the clock's tick and `stop` as tasks on it), or the owner's thread (`--engine-thread`).
-final class InMemoryServeEngine: ServeEngine, @unchecked Sendable {
+/// `serve` without `--state`. `@unchecked Sendable`: as `SQLiteServeEngine`; its one thread is the
+/// engine's event loop (`EngineOwner` calls it there and nowhere else: `submit` when on that loop,
+/// the inbox's drain, the clock's tick and `stop` as tasks on it), or the owner's thread
+/// (`--engine-thread`).
+final class InMemoryServeEngine: OwnerLoopEngine, @unchecked Sendable {
     let loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>
     init(_ loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>) { self.loop = loop }
-    var isIdle: Bool { loop.isIdle }
-    func transactions(_ jobs: [EngineOwner.Job]) -> [[EngineOwner.Job]] { loop.transactions(jobs) }
-    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
-    func repliesSent() { loop.repliesSent() }
-    func tick() { loop.tick() }
-    func tickIfDue() { loop.tickIfDue() }
-    func close() { loop.close() }
 }
