@@ -86,7 +86,8 @@ package final class EngineOwner: SerialExecutor, Sendable {
         inline = eventLoop
     }
 
-    /// An owner on a thread of its own, named `name`, for an actor that holds the engine itself
+    /// An owner on a thread of its own, named `name` (at most 15 bytes: Linux keeps no longer
+    /// name, and the thread would carry its creator's), for an actor that holds the engine itself
     /// and makes this owner its executor (`RulesService`). The thread runs from here until the
     /// owner is released (no job can reach it then: each holds its actor, which holds the owner).
     package init(threadNamed name: String) {
@@ -110,7 +111,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
             clock.withLock { $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in engine.tickIfDue() } }
             return
         }
-        startThread(named: "beaconrules-state")
+        startThread(named: "serve-engine")
     }
 
     /// The owner's thread. It holds the mailbox and the engine, not the owner, so that an owner

@@ -22,7 +22,7 @@ public import ServiceLifecycle
 /// ```
 public actor RulesService: Service {
     /// The thread every call runs on (the actor's executor).
-    private let owner = EngineOwner(threadNamed: "beaconrules-service")
+    private let owner = EngineOwner(threadNamed: "rules-service")
     private let engine: any ServiceEngine
     private let logger: Logger
     private let metrics: ServeMetrics

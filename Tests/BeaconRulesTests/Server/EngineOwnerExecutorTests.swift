@@ -4,7 +4,7 @@ import Testing
 
 /// An actor whose executor is an `EngineOwner` on a thread of its own (as `RulesService` is).
 actor OwnedProbe {
-    let owner = EngineOwner(threadNamed: "beaconrules-probe")
+    let owner = EngineOwner(threadNamed: "rules-probe")
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { owner.asUnownedSerialExecutor() }
 
@@ -16,7 +16,7 @@ actor OwnedProbe {
 struct EngineOwnerExecutorTests {
     @Test func anActorOnAnOwnerRunsOnTheOwnersThreadNotOnTheCooperativePool() async {
         let probe = OwnedProbe()
-        #expect(await probe.threadName() == "beaconrules-probe")
+        #expect(await probe.threadName() == "rules-probe")
     }
 
     @Test func callsFromManyTasksAtOnceAllRunOnTheOwnersThread() async {
@@ -25,6 +25,6 @@ struct EngineOwnerExecutorTests {
             for _ in 0..<64 { group.addTask { await probe.threadName() } }
             return await group.reduce(into: Set<String?>()) { $0.insert($1) }
         }
-        #expect(names == ["beaconrules-probe"])
+        #expect(names == ["rules-probe"])
     }
 }
