@@ -47,6 +47,8 @@ package final class EngineOwner: SerialExecutor, Sendable {
     private let inline: (any EventLoop)?
     private let inbox = EngineInbox()
     private let clock = Mutex<RepeatedTask?>(nil)
+    /// The owner's thread, once it runs (none on an event loop).
+    private let ownThread = OwnerThreadID()
 
     /// With `--state`: the engine keeps its suppression state in `store`, and every answer is
     /// durable before it is sent. The delivery ledger and the presence state are read from
@@ -86,10 +88,10 @@ package final class EngineOwner: SerialExecutor, Sendable {
         inline = eventLoop
     }
 
-    /// An owner on a thread of its own, named `name` (at most 15 bytes: Linux keeps no longer
-    /// name, and the thread would carry its creator's), for an actor that holds the engine itself
-    /// and makes this owner its executor (`RulesService`). The thread runs from here until the
-    /// owner is released (no job can reach it then: each holds its actor, which holds the owner).
+    /// An owner on a thread of its own, named `name` (Foundation's `Thread.name`), for an actor
+    /// that holds the engine itself and makes this owner its executor (`RulesService`). The
+    /// thread runs from here until the owner is released (no job can reach it then: each holds
+    /// its actor, which holds the owner).
     package init(threadNamed name: String) {
         engine = nil
         inline = nil
@@ -117,11 +119,24 @@ package final class EngineOwner: SerialExecutor, Sendable {
     /// The owner's thread. It holds the mailbox and the engine, not the owner, so that an owner
     /// released closes its mailbox and the thread ends.
     private func startThread(named name: String) {
-        let thread = Thread { [mailbox, engine, executor = asUnownedSerialExecutor()] in
+        let thread = Thread { [mailbox, engine, ownThread, executor = asUnownedSerialExecutor()] in
+            ownThread.id.withLock { $0 = pthread_self() }
             Self.run(engine, mailbox, executor: executor)
         }
         thread.name = name
         thread.start()
+    }
+
+    /// Whether the caller runs on the owner: its thread, or its event loop.
+    package var isCurrent: Bool {
+        if let inline { return inline.inEventLoop }
+        return ownThread.id.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// Stops the process unless the caller runs on the owner (`assumeIsolated` of an actor
+    /// whose executor it is).
+    package func checkIsolated() {
+        precondition(isCurrent, "not on the engine owner's thread")
     }
 
     /// The owner's thread, until the mailbox is closed and drained: the actor's tasks run as they
@@ -253,4 +268,9 @@ package final class EngineOwner: SerialExecutor, Sendable {
         }
         await withCheckedContinuation { continuation in mailbox.close(then: continuation) }
     }
+}
+
+/// The thread an `EngineOwner` runs on, set by the thread itself as it starts (before any work).
+final class OwnerThreadID: Sendable {
+    let id = Mutex<pthread_t?>(nil)
 }

@@ -1,5 +1,4 @@
 @testable import BeaconRulesServer
-import Foundation
 import Testing
 
 /// An actor whose executor is an `EngineOwner` on a thread of its own (as `RulesService` is).
@@ -8,23 +7,24 @@ actor OwnedProbe {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { owner.asUnownedSerialExecutor() }
 
-    /// The name of the thread the call runs on.
-    func threadName() -> String? { Thread.current.name }
+    /// Whether the call runs on the owner's thread.
+    func runsOnTheOwner() -> Bool { owner.isCurrent }
 }
 
 @Suite("EngineOwner as an actor's executor")
 struct EngineOwnerExecutorTests {
     @Test func anActorOnAnOwnerRunsOnTheOwnersThreadNotOnTheCooperativePool() async {
         let probe = OwnedProbe()
-        #expect(await probe.threadName() == "rules-probe")
+        #expect(await probe.runsOnTheOwner())
+        #expect(!probe.owner.isCurrent)
     }
 
     @Test func callsFromManyTasksAtOnceAllRunOnTheOwnersThread() async {
         let probe = OwnedProbe()
-        let names = await withTaskGroup(of: String?.self) { group in
-            for _ in 0..<64 { group.addTask { await probe.threadName() } }
-            return await group.reduce(into: Set<String?>()) { $0.insert($1) }
+        let onTheOwner = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<64 { group.addTask { await probe.runsOnTheOwner() } }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
-        #expect(names == ["rules-probe"])
+        #expect(onTheOwner == Array(repeating: true, count: 64))
     }
 }
