@@ -6,9 +6,10 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 
-/// One connection to the database, used from one thread that blocks on each query (the server's
-/// owner thread, or `replay`): the engine reads its state synchronously, so the store waits for
-/// the batch's few round trips rather than turning the engine inside out.
+/// One connection to the database, used from one thread that blocks on each query (the thread
+/// of the engine's owner, `EngineOwner`, for `serve`, `http` and `RulesService`, or `replay`'s;
+/// never an event loop nor the cooperative pool): the engine reads its state synchronously, so
+/// the store waits for the batch's few round trips rather than turning the engine inside out.
 ///
 /// A connection that fails is dropped; the next query connects again (a database restarted under
 /// a running server costs the batches in between, not a restart of the server).

@@ -6,21 +6,30 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// The one owner of the rules engine and the state: it applies every connection's events (from
-/// every event loop) in arrival order, and with `--state` makes them durable with group commit on
-/// a thread of its own. Without `--state` nothing waits for a disk, and the same work runs on one
-/// of the event loops, the engine's (see `init(campaigns:locales:on:format:presence:logger:)`):
-/// connections on that loop call it directly, the others queue each read's lines in the
-/// `EngineInbox`; with `--engine-thread`, on a thread of its own as with `--state` (no-op commits).
+/// The one owner of the rules engine and its state, for `serve`, `http` and `RulesService`: the
+/// one place where the engine and its store are used. It is a serial executor with a placement:
+///
+/// - **A thread of its own** (`serve --state`, `serve --engine-thread`, and `RulesService`, hence
+///   `http`). Blocking work (SQLite's fsync, a PostgreSQL round trip) runs there, never on Swift's
+///   cooperative pool, which has only as many threads as cores: a backend's other tasks go on
+///   while the engine commits.
+/// - **An event loop** (`serve` without `--state`): nothing waits for a disk, and the engine runs
+///   on one of the connections' loops, the engine's (see `init(campaigns:locales:on:format:presence:logger:metrics:)`):
+///   connections on that loop call it directly, the others queue each read's lines in the
+///   `EngineInbox`. docs/performance.md measures this placement as the fastest in memory.
+///
+/// Two kinds of work reach it. `serve`'s connections `submit` lines: the owner holds `serve`'s
+/// engine (`ServeEngine`), sleeps until work arrives, then takes everything queued, applies it in
+/// one transaction, commits (one fsync), and only then hands the replies to the connections'
+/// event loops, one task per event loop for the whole batch. While it waits for the disk, new
+/// work queues up and goes into the next transaction: the busier the server, the more events
+/// share a commit. And an actor whose executor it is (`RulesService` sets its `unownedExecutor`
+/// to the owner) holds the engine itself: its calls, awaited by the caller, run on the owner's
+/// thread one at a time, in the order they came.
 ///
 /// The engine is not thread-safe and the SQLite connection is opened without SQLite's mutex, so
-/// all of their use happens on the owner thread. It sleeps until work arrives, then takes everything
-/// queued, applies it in one transaction, commits (one fsync), and only then hands the replies to
-/// the connections' event loops, one task per event loop for the whole batch. While it waits for
-/// the disk, new work queues up and goes into the next transaction: the busier the server, the
-/// more events share a commit. A dedicated thread, not an actor on the cooperative pool, because
-/// a commit blocks in fsync and the pool has only as many threads as cores.
-final class EngineOwner: Sendable {
+/// all of their use happens on the owner's thread (or its event loop).
+package final class EngineOwner: SerialExecutor, Sendable {
     /// Work for the owner thread, in arrival order.
     enum Job: Sendable {
         /// One connection's lines; the target gets their replies, after the commit.
@@ -30,13 +39,16 @@ final class EngineOwner: Sendable {
     }
 
     private let mailbox = Mailbox()
-    private let thread: any OwnerThread
+    /// `serve`'s engine; nil when an actor isolated to the owner holds the engine (`RulesService`).
+    private let engine: (any ServeEngine)?
     /// Without a state file, nothing waits for a disk: the engine runs on this event loop, which
     /// also serves connections (theirs reach it with no hop; the other loops' through `inbox`,
     /// one wake for whatever queued up meanwhile). Nil: the owner thread.
     private let inline: (any EventLoop)?
     private let inbox = EngineInbox()
     private let clock = Mutex<RepeatedTask?>(nil)
+    /// The owner's thread, once it runs (none on an event loop).
+    private let ownThread = OwnerThreadID()
 
     /// With `--state`: the engine keeps its suppression state in `store`, and every answer is
     /// durable before it is sent. The delivery ledger and the presence state are read from
@@ -45,7 +57,7 @@ final class EngineOwner: Sendable {
         campaigns: CampaignSet, locales: LocaleTable, store: sending SQLiteStateStore, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        thread = FileOwner(OwnerLoop(
+        engine = SQLiteServeEngine(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inline = nil
@@ -57,7 +69,7 @@ final class EngineOwner: Sendable {
         campaigns: CampaignSet, locales: LocaleTable, postgres store: sending PostgresStateStore, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        thread = DatabaseOwner(OwnerLoop(
+        engine = PostgresServeEngine(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inline = nil
@@ -70,26 +82,119 @@ final class EngineOwner: Sendable {
         campaigns: CampaignSet, locales: LocaleTable, on eventLoop: (any EventLoop)?, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        thread = MemoryOwner(OwnerLoop(
+        engine = InMemoryServeEngine(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), log: MemoryStateLog(),
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inline = eventLoop
     }
 
+    /// An owner on a thread of its own, named `name` (Foundation's `Thread.name`), for an actor
+    /// that holds the engine itself and makes this owner its executor (`RulesService`). The
+    /// thread runs from here until the owner is released (no job can reach it then: each holds
+    /// its actor, which holds the owner).
+    package init(threadNamed name: String) {
+        engine = nil
+        inline = nil
+        startThread(named: name)
+    }
+
+    deinit {
+        mailbox.close()
+    }
+
     /// How often the owner wakes without work to let the wall clock fire pending exits and dwells.
     static let clockTick: TimeInterval = 1
 
-    /// Starts the owner thread.
+    /// Starts `serve`'s engine: its thread, or on an event loop its clock.
     func start() {
+        guard let engine else { return }
         if let inline {
-            let owner = self.thread
             let tick = TimeAmount.milliseconds(Int64(Self.clockTick * 1000))
-            clock.withLock { $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in owner.tickIfDue() } }
+            clock.withLock { $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in engine.tickIfDue() } }
             return
         }
-        let thread = Thread { [self] in self.thread.run(mailbox) }
-        thread.name = "beaconrules-state"
+        startThread(named: "serve-engine")
+    }
+
+    /// The owner's thread. It holds the mailbox and the engine, not the owner, so that an owner
+    /// released closes its mailbox and the thread ends.
+    private func startThread(named name: String) {
+        let thread = Thread { [mailbox, engine, ownThread, executor = asUnownedSerialExecutor()] in
+            ownThread.id.withLock { $0 = pthread_self() }
+            Self.run(engine, mailbox, executor: executor)
+        }
+        thread.name = name
         thread.start()
+    }
+
+    /// Whether the caller runs on the owner: its thread, or its event loop.
+    package var isCurrent: Bool {
+        if let inline { return inline.inEventLoop }
+        return ownThread.id.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// Stops the process unless the caller runs on the owner (`assumeIsolated` of an actor
+    /// whose executor it is).
+    package func checkIsolated() {
+        precondition(isCurrent, "not on the engine owner's thread")
+    }
+
+    /// The owner's thread, until the mailbox is closed and drained: the actor's tasks run as they
+    /// come, `serve`'s jobs between them in transactions; with no work for a clock tick while
+    /// presence is pending, the clock alone moves it on.
+    private static func run(_ engine: (any ServeEngine)?, _ mailbox: Mailbox, executor: UnownedSerialExecutor) {
+        while let entries = mailbox.takeAll(waitingAtMost: engine?.isIdle == false ? clockTick : nil) {
+            if entries.isEmpty {
+                engine?.tick()
+                continue
+            }
+            var jobs: [Job] = []
+            for entry in entries {
+                switch entry {
+                case .job(let job):
+                    jobs.append(job)
+                case .task(let task):
+                    apply(jobs, on: engine)
+                    jobs.removeAll()
+                    task.runSynchronously(on: executor)
+                }
+            }
+            apply(jobs, on: engine)
+        }
+        engine?.close()
+        mailbox.finished()
+    }
+
+    /// `serve`'s jobs in transactions, each one's replies sent once it is committed.
+    private static func apply(_ jobs: [Job], on engine: (any ServeEngine)?) {
+        if jobs.isEmpty { return }
+        guard let engine else { preconditionFailure(Self.noServeEngine) }
+        for transaction in engine.transactions(jobs) {
+            ReplyDelivery.send(engine.process(transaction))
+            engine.repliesSent()
+        }
+    }
+
+    /// `serve`'s engine; only `serve` submits lines, reloads and stops (`RulesService` calls its
+    /// own engine, on this owner).
+    private var served: any ServeEngine {
+        guard let engine else { preconditionFailure(Self.noServeEngine) }
+        return engine
+    }
+
+    private static let noServeEngine = "serve's work given to an owner whose engine an actor holds"
+
+    // MARK: - Serial executor
+
+    /// Runs an actor's task on the owner: on its thread after what is queued, or on its event loop.
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let task = UnownedJob(job)
+        if let inline {
+            let executor = asUnownedSerialExecutor()
+            inline.execute { task.runSynchronously(on: executor) }
+        } else {
+            mailbox.post(task: task)
+        }
     }
 
     /// Queues one connection's lines; their replies go to `target` once they are durable.
@@ -99,7 +204,7 @@ final class EngineOwner: Sendable {
                 // Whatever other loops queued came first: one batch, in arrival order.
                 if var jobs = inbox.takeQueued() {
                     jobs.append(.lines(lines, target))
-                    EngineOwnerThread.send(thread.process(jobs))
+                    ReplyDelivery.send(served.process(jobs))
                     return
                 }
             } else {
@@ -111,7 +216,7 @@ final class EngineOwner: Sendable {
                 case .refused: break
                 }
             }
-        } else if mailbox.post(.lines(lines, target)) {
+        } else if mailbox.post(.job(.lines(lines, target))) {
             return
         }
         var writer = JSONWriter(capacity: 256)
@@ -124,7 +229,7 @@ final class EngineOwner: Sendable {
     private func drainInbox() {
         let jobs = inbox.takeAll()
         if jobs.isEmpty { return }
-        EngineOwnerThread.send(thread.process(jobs))
+        ReplyDelivery.send(served.process(jobs))
     }
 
     /// Queues one connection's lines; `promise` gets their replies once they are durable.
@@ -145,7 +250,7 @@ final class EngineOwner: Sendable {
             return
         }
         await withCheckedContinuation { continuation in
-            if !mailbox.post(.reload(campaigns, locales, continuation)) { continuation.resume() }
+            if !mailbox.post(.job(.reload(campaigns, locales, continuation))) { continuation.resume() }
         }
     }
 
@@ -157,7 +262,7 @@ final class EngineOwner: Sendable {
             // Whatever was queued before the inbox closed is answered, then the log closes.
             try? await inline.submit { [self] in
                 drainInbox()
-                thread.close()
+                served.close()
             }.get()
             return
         }
@@ -165,83 +270,7 @@ final class EngineOwner: Sendable {
     }
 }
 
-/// Sending replies back to the connections' event loops.
-enum EngineOwnerThread {
-    /// Hands the replies to their event loops: one task per event loop for the whole batch, not
-    /// one per connection, so a busy batch wakes each loop once; on the caller's own event loop
-    /// (the engine's, without a state file), at once.
-    static func send(_ replies: [(any ReplyTarget, ByteBuffer)]) {
-        if replies.isEmpty { return }
-        var byLoop: [(loop: any EventLoop, replies: [(any ReplyTarget, ByteBuffer)])] = []
-        for reply in replies {
-            if let index = byLoop.firstIndex(where: { $0.loop === reply.0.eventLoop }) {
-                byLoop[index].replies.append(reply)
-            } else {
-                byLoop.append((reply.0.eventLoop, [reply]))
-            }
-        }
-        for (loop, replies) in byLoop {
-            if loop.inEventLoop {
-                deliver(replies)
-            } else {
-                loop.execute { deliver(replies) }
-            }
-        }
-    }
-
-    /// On their event loop: each connection flushed after its last reply of the batch.
-    private static func deliver(_ replies: [(any ReplyTarget, ByteBuffer)]) {
-        for (index, (target, reply)) in replies.enumerated() {
-            let last = !replies[(index + 1)...].contains { $0.0.id == target.id }
-            target.deliver(reply, flush: last)
-        }
-    }
-
-}
-
-/// The owner thread's body, whatever its store.
-protocol OwnerThread: Sendable {
-    /// The owner thread's loop, until the mailbox is closed and drained.
-    func run(_ mailbox: Mailbox)
-    /// Applies jobs at once, on the caller's thread (which must be the only one that calls).
-    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)]
-    /// Lets the wall clock fire pending exits and dwells, if any are pending.
-    func tickIfDue()
-    func close()
-}
-
-/// `OwnerLoop`s of concrete types behind the `OwnerThread` protocol. Called through the protocol,
-/// a generic class would run unspecialized (every store call through a witness table, generic
-/// metadata looked up at run time); called from these, the compiler specializes it for each store.
-///
-/// `@unchecked Sendable`: as `OwnerLoop`, confined to the one thread (or event loop) that runs it.
-final class FileOwner: OwnerThread, @unchecked Sendable {
-    let loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>
-    init(_ loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>) { self.loop = loop }
-    func run(_ mailbox: Mailbox) { loop.run(mailbox) }
-    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
-    func tickIfDue() { loop.tickIfDue() }
-    func close() { loop.close() }
-}
-
-/// `@unchecked Sendable`: as `FileOwner`, on the thread that owns the database connection.
-final class DatabaseOwner: OwnerThread, @unchecked Sendable {
-    let loop: OwnerLoop<PostgresStateStore, PostgresStateStore>
-    init(_ loop: OwnerLoop<PostgresStateStore, PostgresStateStore>) { self.loop = loop }
-    func run(_ mailbox: Mailbox) { loop.run(mailbox) }
-    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
-    func tickIfDue() { loop.tickIfDue() }
-    func close() { loop.close() }
-}
-
-/// `@unchecked Sendable`: as `FileOwner`; its one thread is the engine's event loop
-/// (`EngineOwner` calls it there and nowhere else: `submit` when on that loop, the inbox's drain,
-/// the clock's tick and `stop` as tasks on it), or the owner thread (`--engine-thread`).
-final class MemoryOwner: OwnerThread, @unchecked Sendable {
-    let loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>
-    init(_ loop: OwnerLoop<InMemorySuppressionStore, MemoryStateLog>) { self.loop = loop }
-    func run(_ mailbox: Mailbox) { loop.run(mailbox) }
-    func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
-    func tickIfDue() { loop.tickIfDue() }
-    func close() { loop.close() }
+/// The thread an `EngineOwner` runs on, set by the thread itself as it starts (before any work).
+final class OwnerThreadID: Sendable {
+    let id = Mutex<pthread_t?>(nil)
 }

@@ -1,17 +1,26 @@
 import Foundation
 
-/// The queue between the connections and the owner thread.
+/// The queue of the `EngineOwner`'s thread: `serve`'s jobs from the connections, and the tasks of
+/// the actor whose executor the owner is (`RulesService`), in arrival order.
 ///
 /// `@unchecked Sendable`: every stored property is read and written only while holding `condition`.
 final class Mailbox: @unchecked Sendable {
+    /// One piece of work for the owner's thread.
+    enum Entry: Sendable {
+        /// `serve`'s work: applied in transactions.
+        case job(EngineOwner.Job)
+        /// A task of the actor isolated to the owner: run as it comes.
+        case task(UnownedJob)
+    }
+
     private let condition = NSCondition()
-    private var jobs: [EngineOwner.Job] = []
+    private var jobs: [Entry] = []
     private var closed = false
     private var done = false
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Queues a job; false once the owner is stopping.
-    func post(_ job: EngineOwner.Job) -> Bool {
+    func post(_ job: Entry) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return false }
@@ -22,7 +31,7 @@ final class Mailbox: @unchecked Sendable {
 
     /// Everything queued, waiting while nothing is (at most `limit` seconds: then it returns an
     /// empty list); nil when closed and drained.
-    func takeAll(waitingAtMost limit: TimeInterval? = nil) -> [EngineOwner.Job]? {
+    func takeAll(waitingAtMost limit: TimeInterval? = nil) -> [Entry]? {
         condition.lock()
         defer { condition.unlock() }
         let deadline = limit.map { Date(timeIntervalSinceNow: $0) }
@@ -39,6 +48,25 @@ final class Mailbox: @unchecked Sendable {
         return taken
     }
 
+    /// Queues an actor's task. Never refused: an executor runs every job it is given, and none
+    /// comes once the owner is released (each holds its actor, which holds the owner).
+    func post(task: UnownedJob) {
+        condition.lock()
+        defer { condition.unlock() }
+        precondition(!done, "a task enqueued on an engine owner whose thread has ended")
+        jobs.append(.task(task))
+        condition.signal()
+    }
+
+    /// Takes no more jobs; the owner's thread ends once it has taken what is queued.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// As `close()`, and `continuation` is resumed once the owner's thread has ended.
     func close(then continuation: CheckedContinuation<Void, Never>) {
         condition.lock()
         if done {

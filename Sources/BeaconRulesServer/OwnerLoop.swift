@@ -8,7 +8,8 @@ import NIOCore
 /// transaction around the line pipeline (`LinePipeline`), committed before any reply is handed out.
 ///
 /// Guarded by thread confinement. `EngineOwner.init` creates it and never
-/// touches it again; from `start()` on only the owner thread reads or writes its state.
+/// touches it again; from `start()` on only the owner's thread (or event loop) reads or writes
+/// its state.
 final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     private let pipeline: LinePipeline<Store, Log, ReplyOutput>
     private let log: Log
@@ -37,19 +38,17 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         self.metrics = metrics
     }
 
-    func run(_ mailbox: Mailbox) {
-        while let jobs = mailbox.takeAll(waitingAtMost: pipeline.engine.layer.isIdle ? nil : EngineOwner.clockTick) {
-            if jobs.isEmpty {
-                tick()
-                continue
-            }
-            for transaction in Self.transactions(jobs, locking: log.locksDevices) {
-                EngineOwnerThread.send(process(transaction))
-                log.repliesSent()
-            }
-        }
-        close()
-        mailbox.finished()
+    /// Nothing is pending on the clock: the owner may sleep until work arrives.
+    var isIdle: Bool { pipeline.engine.layer.isIdle }
+
+    /// `jobs` in order, cut into transactions as this loop's log needs them.
+    func transactions(_ jobs: [EngineOwner.Job]) -> [[EngineOwner.Job]] {
+        Self.transactions(jobs, locking: log.locksDevices)
+    }
+
+    /// The replies of the last transaction are on their way (see `StateLog.repliesSent()`).
+    func repliesSent() {
+        log.repliesSent()
     }
 
     /// Lines at most in one transaction on a shared database (a job is never split): it holds a
@@ -189,7 +188,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     }
 
     /// A wake with no work: the clock alone may confirm exits and fire dwells.
-    private func tick() {
+    func tick() {
         do {
             try log.begin()
             let now = Self.wallClock()

@@ -9,18 +9,21 @@ public import ServiceLifecycle
 /// BeaconRules for a backend: campaigns and locales loaded once (and reloaded), events in,
 /// notification records out, state in memory or in the same SQLite file as `serve --state`.
 ///
-/// One actor owns the engine's `LinePipeline` (the same one `replay` and `serve` drive): calls
+/// One actor holds the engine's `LinePipeline` (the same one `replay` and `serve` drive): calls
 /// run one at a time, each one transaction that is committed before it returns its records.
-/// An event id seen before is answered with the same records and changes nothing. SQLite calls
-/// block the actor's executor while they run (one fsync per call at most: use the batch forms
-/// for throughput).
+/// An event id seen before is answered with the same records and changes nothing. The actor's
+/// executor is the engine's owner (`EngineOwner`, as `serve`'s), a thread of its own: a commit
+/// that waits for the disk (one fsync per call at most: use the batch forms for throughput)
+/// holds that thread, never one of the cooperative pool's, so the caller's other tasks go on.
 ///
 /// ```swift
 /// let rules = try RulesService(campaigns: [.path("Campaigns")], locales: .folder("Locales"))
 /// let records = try await rules.process(event)
 /// ```
 public actor RulesService: Service {
-    private let core: any ServiceCore
+    /// The thread every call runs on (the actor's executor).
+    private let owner = EngineOwner(threadNamed: "rules-service")
+    private let engine: any ServiceEngine
     private let logger: Logger
     private let metrics: ServeMetrics
     /// When the state's sizes were last sampled for the metrics (at most once a second).
@@ -54,18 +57,23 @@ public actor RulesService: Service {
         let settings = presence ?? Self.defaultPresence(for: catalog.campaigns)
         switch state {
         case .inMemory:
-            core = try PipelineCore(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: settings, retention: retention)
+            engine = try ServicePipeline(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: settings, retention: retention)
         case .sqlite(let path):
             let store = try SQLiteStateStore(path: path)
-            core = try PipelineCore(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
+            engine = try ServicePipeline(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
         case .postgres(let location):
             let store = try PostgresStateStore(location: location, logger: logger)
-            core = try PipelineCore(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
+            engine = try ServicePipeline(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
         }
         self.catalog = catalog
         self.logger = logger
         self.metrics = ServeMetrics(factory: metrics)
         logger.info("campaigns loaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
+    }
+
+    /// The actor's executor: the engine's owner, a thread of its own, not the cooperative pool.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        owner.asUnownedSerialExecutor()
     }
 
     /// The presence settings `replay` and `serve` use without options: the defaults, with given
@@ -150,7 +158,7 @@ public actor RulesService: Service {
     /// For one event, every campaign with `fired` or the first rule that stopped it. The state
     /// is read, never changed.
     public func explain(_ event: BeaconEvent) -> [Explanation] {
-        core.explain(event)
+        engine.explain(event)
     }
 
     // MARK: - Campaigns
@@ -169,7 +177,7 @@ public actor RulesService: Service {
     /// Swaps in a catalog already loaded.
     public func reload(_ catalog: RulesCatalog) {
         for warning in catalog.warnings { logger.warning("\(warning)") }
-        core.reload(catalog)
+        engine.reload(catalog)
         self.catalog = catalog
         metrics.reloaded(true)
         logger.info("campaigns reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
@@ -191,7 +199,7 @@ public actor RulesService: Service {
     public func close() {
         guard !closed else { return }
         closed = true
-        core.close()
+        engine.close()
         logger.info("state closed")
     }
 
@@ -199,7 +207,7 @@ public actor RulesService: Service {
         // Every line of the call is refused: the error names the first.
         guard !closed else { throw LineRejected(line: 1, message: "the service is closed") }
         let output: ServiceOutput
-        do { output = try core.apply(lines) } catch {
+        do { output = try engine.apply(lines) } catch {
             metrics.notSaved(lines.count)
             logger.error("state not saved; \(lines.count) lines refused", metadata: ["error": "\(error)"])
             throw error
@@ -233,7 +241,7 @@ public actor RulesService: Service {
         let now = ContinuousClock.now
         if now - sampled >= .seconds(1) {
             sampled = now
-            metrics.held(core.held())
+            metrics.held(engine.held())
         }
     }
 

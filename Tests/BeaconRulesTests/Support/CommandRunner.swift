@@ -11,8 +11,9 @@ struct CommandResult {
 /// a large output can never block it.
 enum CommandRunner {
     /// `stdin` comes from a file, which the binary maps like any regular file; with `throughPipe`
-    /// it is written into a pipe instead, which the binary reads in chunks.
-    static func run(_ arguments: [String], stdin: String? = nil, throughPipe: Bool = false, directory: String = Paths.root.path, executable: String = Paths.binary) throws -> CommandResult {
+    /// it is written into a pipe instead, which the binary reads in chunks. `environment` is
+    /// added to this process's.
+    static func run(_ arguments: [String], stdin: String? = nil, throughPipe: Bool = false, directory: String = Paths.root.path, executable: String = Paths.binary, environment: [String: String] = [:]) throws -> CommandResult {
         let scratch = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let outPath = scratch + "/stdout", errPath = scratch + "/stderr", inPath = scratch + "/stdin"
@@ -22,6 +23,7 @@ enum CommandRunner {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))

@@ -3,12 +3,13 @@ import BeaconRules
 import BeaconRulesServer
 import BeaconRulesStore
 
-/// The service's one `LinePipeline`, behind a protocol so that the service is not generic over
-/// its store. Each `apply` is one transaction: the lines appended and applied in order, the
-/// periodic work settled, committed, and only then the outcomes returned.
+/// The service's engine with its store: its one `LinePipeline`, behind a protocol so that the
+/// service is not generic over its store. Each `apply` is one transaction: the lines appended
+/// and applied in order, the periodic work settled, committed, and only then the outcomes
+/// returned.
 ///
-/// Not thread-safe: the service's actor makes every call.
-protocol ServiceCore: AnyObject {
+/// Not thread-safe: the service's actor makes every call, on the engine's owner.
+protocol ServiceEngine: AnyObject {
     /// `identified`: the line's id names the event (an id seen again is answered as before).
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
@@ -18,7 +19,8 @@ protocol ServiceCore: AnyObject {
     func held() -> HeldState
 }
 
-final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
+/// The `ServiceEngine` of a store and a log.
+final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngine {
     private let pipeline: LinePipeline<Store, Log, ServiceOutput>
 
     init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention) throws {
