@@ -92,18 +92,29 @@ struct RecordTests {
     /// Every typed member equal (JSON values by content: the engine's carry the campaign file's
     /// line numbers).
     static func sameMembers(_ a: Record, _ b: Record) -> Bool {
-        a.json == b.json && a.kind == b.kind && a.id == b.id && a.campaign == b.campaign && a.device == b.device
-            && a.event == b.event && a.trigger == b.trigger && a.beacon == b.beacon && a.fireDate == b.fireDate
-            && a.fireTime == b.fireTime && a.actionType == b.actionType && a.language == b.language && a.title == b.title
-            && a.subtitle == b.subtitle && a.body == b.body && a.url == b.url && a.mediaAttachment == b.mediaAttachment
-            && a.payload.sameContent(as: b.payload) && a.category?.id == b.category?.id
-            && a.category?.actions.count == b.category?.actions.count
-            && zip(a.category?.actions ?? [], b.category?.actions ?? []).allSatisfy { x, y in
-                x.id == y.id && x.title == y.title && x.behavior == y.behavior && x.foreground == y.foreground
-                    && x.destructive == y.destructive && x.authenticationRequired == y.authenticationRequired
-                    && (x.value ?? .null).sameContent(as: y.value ?? .null)
-            }
-            && a.notificationAction?.kind == b.notificationAction?.kind
+        let heads: [Bool] = [
+            a.json == b.json, a.kind == b.kind, a.id == b.id, a.campaign == b.campaign, a.device == b.device,
+            a.event == b.event, a.trigger == b.trigger, a.beacon == b.beacon, a.fireDate == b.fireDate,
+            a.fireTime == b.fireTime, a.actionType == b.actionType, a.language == b.language, a.title == b.title,
+        ]
+        let bodies: [Bool] = [
+            a.subtitle == b.subtitle, a.body == b.body, a.url == b.url, a.mediaAttachment == b.mediaAttachment,
+            a.payload.sameContent(as: b.payload), a.category?.id == b.category?.id,
+            a.category?.actions.count == b.category?.actions.count,
+            a.notificationAction?.kind == b.notificationAction?.kind,
+        ]
+        let pairs = zip(a.category?.actions ?? [], b.category?.actions ?? [])
+        let actions = pairs.allSatisfy { x, y in sameAction(x, y) }
+        return !heads.contains(false) && !bodies.contains(false) && actions
+    }
+
+    static func sameAction(_ x: CategoryAction, _ y: CategoryAction) -> Bool {
+        let flags: [Bool] = [
+            x.id == y.id, x.title == y.title, x.behavior == y.behavior, x.foreground == y.foreground,
+            x.destructive == y.destructive, x.authenticationRequired == y.authenticationRequired,
+        ]
+        let value: Bool = (x.value ?? .null).sameContent(as: y.value ?? .null)
+        return !flags.contains(false) && value
     }
 
     /// RFC 3339 as Foundation reads it (with or without milliseconds).
