@@ -100,7 +100,7 @@ struct BlockReader {
     /// A line not in the usual layout of a beacon event: parsed here, routed by its device.
     private mutating func route(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
         do {
-            let (input, positionalID) = try Replay.parse(line, source: source, number: number)
+            let (input, positionalID) = try ReplayLines.parse(line, source: source, number: number)
             if case .sighting = input {
                 // The presence layer's clock spans devices: the shards stop before this line.
                 if rereadable { oneJobFrom = (sourceIndex, number) } else { refuse(ShardedReplay.sightingRefusal(jobs: shards.count), line: number) }

@@ -69,7 +69,7 @@ struct ReplayShard: Sendable {
         to pipeline: LinePipeline<InMemorySuppressionStore, NoAnswerLog, ShardOutput>
     ) {
         do {
-            let (input, positionalID) = try Replay.parse(text, source: source, number: number)
+            let (input, positionalID) = try ReplayLines.parse(text, source: source, number: number)
             if case .sighting = input {
                 pipeline.appendRejected(ShardedReplay.sightingRefusal(jobs: router.shards), line: number)
             } else if case .response = input {

@@ -9,7 +9,7 @@ import Glibc
 ///
 /// A line that starts as the usual layout does (`{"id":"…","device":"…"`, no escape in the
 /// device, none before the id's closing quote) has its device read in place, with no parse; any
-/// other line is parsed in general by the reader (`Replay.parse`) and routed by what it holds.
+/// other line is parsed in general by the reader (`ReplayLines.parse`) and routed by what it holds.
 /// This runs on the reader's thread for every line: it reads words, not bytes, where it can.
 struct DeviceRouter {
     let shards: Int
