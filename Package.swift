@@ -99,12 +99,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `replay`'s input and output (line reader, record and error writers) and `replay --jobs N`:
+        // the events shared out by device over N engines, the records written in input order.
+        .target(name: "BeaconRulesReplay", dependencies: ["BeaconRules"], swiftSettings: strict),
         // The command line: a thin shell around the library.
         .executableTarget(
             name: "beaconrules",
             dependencies: [
                 "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BeaconRulesServer",
-                "BeaconRulesTimeline", "BeaconRulesPostgres", "CZlib", "BeaconRulesService", "BeaconRulesHTTP",
+                "BeaconRulesTimeline", "BeaconRulesPostgres", "CZlib", "BeaconRulesService", "BeaconRulesHTTP", "BeaconRulesReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -148,7 +151,7 @@ let package = Package(
             name: "BeaconRulesTests",
             dependencies: [
                 "BeaconRules", "CampaignFiles", "BeaconRulesStore", "BeaconRulesXML", "CampaignLint", "BenchmarkWorkload", "BeaconRulesTimeline", "BeaconRulesPostgres",
-                "BeaconRulesServer", "BeaconRulesService", "BeaconRulesHTTP", "beaconrules", "beaconrules-bench", "beaconrules-load", "museum-embedding",
+                "BeaconRulesServer", "BeaconRulesService", "BeaconRulesHTTP", "beaconrules", "beaconrules-bench", "beaconrules-load", "museum-embedding", "BeaconRulesReplay",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,4 @@
-import BeaconRules
+public import BeaconRules
 public import BeaconRulesPostgres
 public import BeaconRulesStore
 public import Logging
@@ -14,7 +14,7 @@ public import ServiceLifecycle
 /// swaps in freshly loaded campaigns without dropping a connection.
 public actor BeaconServer: Service {
     /// Loads the campaign and locale files again (the same code as at start).
-    public typealias CatalogLoader = @Sendable () -> Result<Catalog, CatalogError>
+    public typealias CatalogLoader = @Sendable () -> Result<RulesCatalog, CampaignLoadError>
 
     private enum State {
         case idle
@@ -45,7 +45,7 @@ public actor BeaconServer: Service {
     ///     the state lives in memory, as long as the process.
     ///   - onListening: told the bound address (with the port picked when `port` is 0).
     public init(
-        configuration: ServerConfiguration, catalog: Catalog, store: sending SQLiteStateStore?,
+        configuration: ServerConfiguration, catalog: RulesCatalog, store: sending SQLiteStateStore?,
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
@@ -63,7 +63,7 @@ public actor BeaconServer: Service {
 
     /// A server on a PostgreSQL state that other instances may share (`--state postgres://...`).
     public init(
-        configuration: ServerConfiguration, catalog: Catalog, postgres store: sending PostgresStateStore,
+        configuration: ServerConfiguration, catalog: RulesCatalog, postgres store: sending PostgresStateStore,
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
@@ -73,7 +73,7 @@ public actor BeaconServer: Service {
     }
 
     private init(
-        configuration: ServerConfiguration, catalog: Catalog, owner: EngineOwner, metrics: ServeMetrics, on connectionLoops: any EventLoopGroup,
+        configuration: ServerConfiguration, catalog: RulesCatalog, owner: EngineOwner, metrics: ServeMetrics, on connectionLoops: any EventLoopGroup,
         loadCatalog: @escaping CatalogLoader, logger: Logger, onListening: @escaping @Sendable (SocketAddress) -> Void
     ) {
         self.configuration = configuration
@@ -136,7 +136,8 @@ public actor BeaconServer: Service {
         case .failure(let error):
             metrics.reloaded(false)
             let kept = await campaignCount
-            logger.error("reload failed; still serving the previous \(kept) campaigns", metadata: ["error": "\(error)"])
+            let errors = error.diagnostics.filter { $0.severity == .error }.map(\.description).joined(separator: "; ")
+            logger.error("reload failed; still serving the previous \(kept) campaigns", metadata: ["error": "\(errors)"])
         }
     }
 

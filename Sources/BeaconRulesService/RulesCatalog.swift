@@ -3,22 +3,10 @@ import BeaconRulesXML
 import CampaignFiles
 import Foundation
 
-/// Campaigns and locales as loaded, with every warning found on the way.
-public struct RulesCatalog: Sendable {
-    /// The campaigns loaded, in load order.
-    public var campaigns: CampaignSet
-    /// The `Locales/` tables loaded.
-    public var locales: LocaleTable
-    /// Warnings (errors stop the load), as the CLI prints them: `FILE:LINE:COLUMN: warning: ...`.
-    public var warnings: [Diagnostic]
-
-    /// A catalog already loaded; `warnings` are logged by the service that takes it.
-    public init(campaigns: CampaignSet, locales: LocaleTable, warnings: [Diagnostic] = []) {
-        self.campaigns = campaigns
-        self.locales = locales
-        self.warnings = warnings
-    }
-
+/// The one loader of campaigns and locales: files and folders as `beaconrules --campaigns` and
+/// `--locales` read them, or documents in memory. The command line, `serve`'s and `http`'s reloads
+/// and `RulesService` all load through it.
+extension RulesCatalog {
     /// Reads `campaigns` and `locales` with the CLI's readers. Throws `CampaignLoadError` listing
     /// every error (file, line, column) when any source does not load; nothing is half-loaded.
     public init(campaigns: [CampaignSource], locales: LocaleSource) throws(CampaignLoadError) {
@@ -41,21 +29,26 @@ public struct RulesCatalog: Sendable {
             }
         }
         if !paths.isEmpty {
-            let catalog = CampaignFileReader(extraFormats: ["xml": XMLCampaignReader.read]).load(paths: paths)
-            found = catalog.campaigns + found
-            diagnostics = catalog.diagnostics + diagnostics
+            let read = CampaignFileReader(extraFormats: Self.fileFormats).load(paths: paths)
+            // Without documents in memory the files' array is taken as it is: copying 100,000
+            // campaigns costs as much as a part of loading them.
+            found = found.isEmpty ? read.campaigns : read.campaigns + found
+            diagnostics = read.diagnostics + diagnostics
         }
+        var table = LocaleTable()
         switch locales {
         case .folder(let directory):
-            let (table, localeDiagnostics) = LocaleFiles.load(directory: directory)
-            self.locales = table
+            let (loaded, localeDiagnostics) = LocaleFiles.load(directory: directory)
+            table = loaded
             diagnostics += localeDiagnostics
-        case .table(let table): self.locales = table
-        case .none: self.locales = LocaleTable()
+        case .table(let given): table = given
+        case .none: break
         }
         let errors = diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else { throw CampaignLoadError(diagnostics: errors) }
-        self.campaigns = CampaignSet(found)
-        self.warnings = diagnostics.filter { $0.severity == .warning }
+        self.init(campaigns: CampaignSet(found), locales: table, warnings: diagnostics.filter { $0.severity == .warning })
     }
+
+    /// Campaign file formats beyond JSON, by file extension: XML exports (SPEC section 6).
+    static let fileFormats: [String: CampaignFormatReader] = ["xml": XMLCampaignReader.read]
 }

@@ -26,7 +26,7 @@ public final class SQLiteStateStore: SuppressionStore {
     private let lock: StateFileLock?
     /// Nil for `:memory:`, which has no WAL.
     let checkpointer: WALCheckpointer?
-    /// Without a checkpointer thread (`Options.checkpointsBetweenCommits`): the owner copies the
+    /// Without a checkpointer thread (`CheckpointMode.betweenCommits`): the owner copies the
     /// WAL back itself past this many frames; nil otherwise.
     let ownerCheckpointFrames: Int?
     /// Past this many frames in the WAL a commit checkpoints it itself (TRUNCATE): the bound on
@@ -107,35 +107,24 @@ public final class SQLiteStateStore: SuppressionStore {
     /// millisecond on this machine.
     public static let walStepFrames = 256
 
-    /// How a state file is opened, beyond its path.
-    public struct Options: Sendable {
-        /// SQLite's own checkpoints, inside the commits (as before the checkpointer thread), instead
-        /// of `WALCheckpointer`'s: for `scripts/serve-benchmark.sh` to compare both in one run.
-        public var checkpointsInCommits = false
-        /// No checkpointer thread: the owner copies the WAL back itself, between two commits,
-        /// every `walStepFrames` frames (`checkpointStep()`), so no checkpoint's fsync of the file
-        /// runs while a commit syncs the WAL: for `scripts/serve-benchmark.sh` to compare.
-        public var checkpointsBetweenCommits = false
-
-        public init() {}
-    }
-
-    /// Opens (or creates) the state file at `path`.
-    public convenience init(path: String, options: Options = Options()) throws(StoreError) {
-        let owner = options.checkpointsBetweenCommits && !options.checkpointsInCommits
-        try self.init(
-            path: path, walCheckpointFrames: options.checkpointsInCommits ? 0 : owner ? Self.walStepFrames : Self.walCheckpointFrames,
-            walLimitFrames: Self.walLimitFrames, ownerCheckpoints: owner)
+    /// Opens (or creates) the state file at `path`; `checkpoints` says who copies its WAL back.
+    public convenience init(path: String, checkpoints: CheckpointMode = .onThread) throws(StoreError) {
+        let frames = switch checkpoints {
+        case .onThread: Self.walCheckpointFrames
+        case .inCommits: 0
+        case .betweenCommits: Self.walStepFrames
+        }
+        try self.init(path: path, walCheckpointFrames: frames, walLimitFrames: Self.walLimitFrames, checkpoints: checkpoints)
     }
 
     /// Opens the state file with other WAL thresholds (tests); `walCheckpointFrames` 0 leaves the
-    /// checkpoints to SQLite, inside the commits.
-    /// `ownerCheckpoints`: no thread, the owner copies the WAL back every `walCheckpointFrames`.
-    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int, ownerCheckpoints: Bool = false) throws(StoreError) {
+    /// checkpoints to SQLite, inside the commits, whatever `checkpoints` says. With
+    /// `.betweenCommits` the owner copies the WAL back every `walCheckpointFrames`.
+    convenience init(path: String, walCheckpointFrames: Int, walLimitFrames: Int, checkpoints: CheckpointMode = .onThread) throws(StoreError) {
         let lock = try StateFileLock(statePath: path)
         try self.init(
             connection: SQLiteConnection(path: path), lock: lock, walCheckpointFrames: walCheckpointFrames,
-            walLimitFrames: walLimitFrames, ownerCheckpoints: ownerCheckpoints)
+            walLimitFrames: walLimitFrames, checkpoints: checkpoints)
     }
 
     /// A state that lives only as long as this object (the server without `--state`).
@@ -143,7 +132,7 @@ public final class SQLiteStateStore: SuppressionStore {
         try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"), lock: nil, walCheckpointFrames: 0, walLimitFrames: 0)
     }
 
-    private init(connection: SQLiteConnection, lock: StateFileLock?, walCheckpointFrames: Int, walLimitFrames: Int, ownerCheckpoints: Bool = false) throws(StoreError) {
+    private init(connection: SQLiteConnection, lock: StateFileLock?, walCheckpointFrames: Int, walLimitFrames: Int, checkpoints: CheckpointMode = .onThread) throws(StoreError) {
         db = connection
         path = connection.path
         self.lock = lock
@@ -188,7 +177,7 @@ public final class SQLiteStateStore: SuppressionStore {
         heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
         pageSize = Int(try db.integer("PRAGMA page_size"))
         pagesWrittenCount = db.pagesWritten
-        if lock != nil && walCheckpointFrames > 0 && ownerCheckpoints {
+        if lock != nil && walCheckpointFrames > 0 && checkpoints == .betweenCommits {
             try db.watchWAL()
             checkpointer = nil
             ownerCheckpointFrames = walCheckpointFrames

@@ -2,14 +2,24 @@ public import BeaconRules
 
 /// Everything a state holds, as rows, to move it to another store (`beaconrules state copy`).
 public struct StateExport: Sendable {
+    /// The suppression and once-only state: the last firing per (device, campaign).
     public var firings: [FiringEntry] = []
     /// Answered event ids, their records and when they were given (ms, the answer retention's clock).
     public var answers: [(event: String, records: [UInt8], at: Int64)] = []
+    /// The delivery ledger's saved lines, by their keys.
     public var ledger: [(key: String, line: [UInt8])] = []
+    /// The presence layer's snapshot, if one was saved.
     public var presence: [UInt8]?
+    /// Records that fired on the clock, with their sequence numbers and when they were given.
     public var outbox: [(seq: Int64, records: [UInt8], at: Int64)] = []
 
+    /// An empty state.
     public init() {}
+
+    /// What `beaconrules state copy` prints: how many rows of each kind went.
+    public var summary: String {
+        "\(firings.count) firings, \(answers.count) answers, \(ledger.count) ledger lines, \(outbox.count) outbox entries"
+    }
 }
 
 extension SQLiteStateStore {
@@ -30,5 +40,54 @@ extension SQLiteStateStore {
         defer { outbox.finalize() }
         while try outbox.step() { export.outbox.append((outbox.int64(0), outbox.blob(1), outbox.int64(2))) }
         return export
+    }
+}
+
+extension SQLiteStateStore {
+    /// Writes `export` into this (empty) state file in one transaction: `beaconrules state copy`
+    /// into SQLite. A file that already holds firings, answers or ledger lines is refused (a copy
+    /// never merges). Answers keep their order of `at`, so retention forgets the oldest first.
+    public func importState(_ export: StateExport) throws(StoreError) {
+        try begin()
+        do throws(StoreError) {
+            let held = try db.integer("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)")
+            if held > 0 {
+                throw StoreError(path: path, message: "the file already holds a state; copy into an empty one")
+            }
+            for firing in export.firings { recordFiring(device: firing.device, campaign: firing.campaign, at: firing.time) }
+            let answer = try db.prepare("INSERT INTO answered (event, records, at) VALUES (?1, ?2, ?3)")
+            defer { answer.finalize() }
+            for row in export.answers.sorted(by: { $0.at < $1.at }) {
+                defer { answer.reset() }
+                answer.bind(1, row.event)
+                row.records.withUnsafeBytes { answer.bind(2, blob: $0) }
+                answer.bind(3, row.at)
+                _ = try answer.step()
+            }
+            // Numbered in key order, the order they load in.
+            for (seq, row) in export.ledger.sorted(by: { $0.key < $1.key }).enumerated() {
+                defer { saveLedgerLine.reset() }
+                saveLedgerLine.bind(1, Int64(seq + 1))
+                saveLedgerLine.bind(2, row.key)
+                row.line.withUnsafeBytes { saveLedgerLine.bind(3, blob: $0) }
+                _ = try saveLedgerLine.step()
+            }
+            forgetLedgerRows()
+            if let presence = export.presence { savePresence(presence) }
+            let outbox = try db.prepare("INSERT INTO outbox (seq, records, at) VALUES (?1, ?2, ?3)")
+            defer { outbox.finalize() }
+            for row in export.outbox {
+                defer { outbox.reset() }
+                outbox.bind(1, row.seq)
+                row.records.withUnsafeBytes { outbox.bind(2, blob: $0) }
+                outbox.bind(3, row.at)
+                _ = try outbox.step()
+            }
+            pendingAnswers += export.answers.count
+            try commit()
+        } catch {
+            rollback()
+            throw error
+        }
     }
 }

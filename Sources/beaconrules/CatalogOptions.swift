@@ -1,5 +1,7 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesReplay
+import BeaconRulesService
 import BeaconRulesXML
 import CampaignFiles
 
@@ -16,22 +18,20 @@ struct CatalogOptions: ParsableArguments {
     /// Campaigns and locales, or exit 2 with every error (file and line) on stderr.
     /// Warnings go to `warn` so each command can show them in its own form.
     func load(warn: (Diagnostic) -> Void) throws -> (CampaignSet, LocaleTable) {
-        let (campaigns, locales, diagnostics) = read()
-        let errors = diagnostics.filter { $0.severity == .error }
-        guard errors.isEmpty else {
-            for error in errors { StandardError.write("beaconrules: \(error)\n") }
+        switch read() {
+        case .success(let catalog):
+            for warning in catalog.warnings { warn(warning) }
+            return (catalog.campaigns, catalog.locales)
+        case .failure(let error):
+            for problem in error.diagnostics where problem.severity == .error { StandardError.write("beaconrules: \(problem)\n") }
             throw ExitCode(2)
         }
-        for warning in diagnostics where warning.severity == .warning { warn(warning) }
-        return (campaigns, locales)
     }
 
-    /// Campaigns and locales with every diagnostic; the caller decides what an error means
+    /// The files through the one loader (`RulesCatalog`): the caller decides what an error means
     /// (exit 2 at start, keep the old set on a reload).
-    func read() -> (CampaignSet, LocaleTable, [Diagnostic]) {
-        let catalog = CampaignFileReader(extraFormats: CampaignFormats.extra).load(paths: paths)
-        let (locales, localeDiagnostics) = LocaleFiles.load(directory: localesDirectory)
-        return (CampaignSet(catalog.campaigns), locales, catalog.diagnostics + localeDiagnostics)
+    func read() -> Result<RulesCatalog, CampaignLoadError> {
+        Result { () throws(CampaignLoadError) in try RulesCatalog(campaigns: paths.map(CampaignSource.path), locales: .folder(localesDirectory)) }
     }
 }
 

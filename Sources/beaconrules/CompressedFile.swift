@@ -1,3 +1,4 @@
+import BeaconRulesReplay
 import CZlib
 #if canImport(Glibc)
 import Glibc

@@ -1,8 +1,11 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesPostgres
+import BeaconRulesReplay
 import BeaconRulesService
 import BeaconRulesStore
 import Foundation
+import Logging
 
 /// `beaconrules explain`: for one event, every campaign with `fired` or the first rule that stopped it.
 struct Explain: ParsableCommand {
@@ -22,8 +25,7 @@ struct Explain: ParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Explain against the suppression state in this file (as `replay --state` keeps it).", valueName: "file"))
-    var stateFile: String?
+    @OptionGroup var stateOptions: StateOptions
 
     @Flag(name: .customLong("json"), help: "One JSON object per campaign instead of text.")
     var json = false
@@ -31,16 +33,30 @@ struct Explain: ParsableCommand {
     func run() throws {
         let beaconEvent = try parseEvent()
         let (campaigns, locales) = try catalog.load { warning in StandardError.write("beaconrules: \(warning)\n") }
-        // A missing state file is an empty state (and is not created); an existing one is only read.
-        if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
-            let store: SQLiteStateStore
-            do { store = try SQLiteStateStore(path: stateFile) } catch {
+        // A missing state file is an empty state (and is not created); an existing one is only
+        // read. A database is read inside a transaction that is rolled back.
+        var opened: OpenState?
+        do throws(StoreError) {
+            if let location = try stateOptions.location(), location.exists {
+                opened = try location.open(logger: Logger(label: "beaconrules.explain"))
+            }
+        } catch {
+            StandardError.write("beaconrules: \(error)\n")
+            throw ExitCode(2)
+        }
+        switch opened {
+        case .sqlite(let store):
+            defer { store.close() }
+            report(RulesEngine(campaigns: campaigns, locales: locales, store: store), beaconEvent)
+        case .postgres(let store):
+            defer { store.close() }
+            do { try store.begin() } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
-            defer { store.close() }
+            defer { store.rollback() }
             report(RulesEngine(campaigns: campaigns, locales: locales, store: store), beaconEvent)
-        } else {
+        case nil:
             report(RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), beaconEvent)
         }
     }

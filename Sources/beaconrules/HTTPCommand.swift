@@ -1,6 +1,6 @@
 import ArgumentParser
 import BeaconRulesHTTP
-import BeaconRulesPostgres
+import BeaconRulesReplay
 import BeaconRulesServer
 import BeaconRulesService
 import CoreMetrics
@@ -44,12 +44,9 @@ struct HTTPCommand: AsyncParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `serve --state` and `replay --state`), or in the PostgreSQL database postgres://USER@HOST:PORT/DB; default: in memory, lost at exit.", valueName: "file|url"))
-    var stateFile: String?
+    @OptionGroup var stateOptions: StateOptions
 
     @OptionGroup var metricsOptions: MetricsOptions
-    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
-    var statePasswordFile: String?
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
@@ -75,10 +72,11 @@ struct HTTPCommand: AsyncParsableCommand {
         let metrics = metricsOptions.endpoint()
         let rules: RulesService
         do {
-            let state: StateStorage = if let stateFile, PostgresLocation.isURL(stateFile) {
-                .postgres(try StateURL.location(stateFile, passwordFile: statePasswordFile))
-            } else {
-                stateFile.map { .sqlite(path: $0) } ?? .inMemory
+            // The service opens the store itself, on its own owner.
+            let state: StateStorage = switch try stateOptions.location() {
+            case .sqlite(let path): .sqlite(path: path)
+            case .postgres(let location): .postgres(location)
+            case nil: .inMemory
             }
             rules = try RulesService(
                 catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state,
@@ -115,12 +113,10 @@ struct RulesReloader: Service {
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            let (campaigns, locales, diagnostics) = catalog.read()
-            let errors = diagnostics.filter { $0.severity == .error }
-            if errors.isEmpty {
-                await rules.reload(RulesCatalog(campaigns: campaigns, locales: locales, warnings: diagnostics))
-            } else {
-                logger.error("reload failed; the loaded campaigns stay", metadata: ["errors": "\(errors.map(\.description))"])
+            switch catalog.read() {
+            case .success(let loaded): await rules.reload(loaded)
+            case .failure(let error):
+                logger.error("reload failed; the loaded campaigns stay", metadata: ["errors": "\(error.diagnostics.map(\.description))"])
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesReplay
 import CampaignFiles
 import Foundation
 

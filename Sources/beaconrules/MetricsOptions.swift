@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRulesHTTP
+import BeaconRulesReplay
 import BeaconRulesServer
 import Logging
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesReplay
 import Foundation
 
 /// The input formats `replay` and `timeline` read.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesReplay
 import Foundation
 
 /// `beaconrules presence-score TRACE... --log LOG.csv`: the stays the presence layer derives from a

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRules
+import BeaconRulesReplay
 
 /// The traces `timeline` and `presence-score` replay: every input of the files, in file order, as
 /// `replay` reads them (`--input-format`), with bad lines reported on stderr as `replay` does.

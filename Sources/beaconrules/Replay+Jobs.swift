@@ -1,13 +1,11 @@
 import BeaconRules
+import BeaconRulesReplay
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 extension Replay {
-    /// The most engines `--jobs` takes (a block's plan has a bit per shard).
-    static let mostJobs = 64
-
     /// How many engines this run shares the events out to: `--jobs`, by default the cores the
     /// process may run on; one whenever the input is not applied per device alone. `--state` has
     /// one writer (the SQLite file, one connection), and the presence layer (flicker control,
@@ -18,8 +16,8 @@ extension Replay {
     /// goes on from there (`Replay.run`). A pipe cannot be read again: it is read with one job
     /// unless `--jobs` is given, and then a sighting in it is refused.
     func jobs(settings: PresenceSettings, sources: [String]) -> Int {
-        if stateFile != nil || settings.flickerControl || presenceOptions.inputFormat == .starksm64 { return 1 }
-        let wanted = min(jobs ?? Self.usableCores(), Self.mostJobs)
+        if stateOptions.state != nil || settings.flickerControl || presenceOptions.inputFormat == .starksm64 { return 1 }
+        let wanted = min(jobs ?? Self.usableCores(), ShardedReplay.mostJobs)
         if wanted == 1 { return 1 }
         if jobs == nil && sources.contains(where: { !Self.isRegularFile($0) }) { return 1 }
         return wanted

@@ -1,4 +1,5 @@
 import BeaconRules
+import BeaconRulesReplay
 
 /// `replay --input-format starksm64`: recorded scan files, read whole and listed before they are applied.
 extension Replay {

@@ -1,12 +1,12 @@
 import ArgumentParser
 import BeaconRules
-import BeaconRulesPostgres
+import BeaconRulesReplay
 import BeaconRulesServer
 import BeaconRulesStore
 import Foundation
+import Logging
 #if canImport(Glibc)
 import Glibc
-import Logging
 #endif
 
 /// `beaconrules replay`: events in (files or stdin), records out, one JSON error per rejected line.
@@ -28,11 +28,7 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep suppression state and answered event ids in this SQLite file across runs, shared with `serve`, or in the PostgreSQL database postgres://USER@HOST:PORT/DB (default: in memory).", valueName: "file|url"))
-    var stateFile: String?
-
-    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
-    var statePasswordFile: String?
+    @OptionGroup var stateOptions: StateOptions
 
     @Option(name: .customLong("format"), help: ArgumentHelp("`records` (SPEC section 3) or `apns` (the APNs payload a push provider sends).", valueName: "format"))
     var format: OutputFormat = .records
@@ -44,8 +40,8 @@ struct Replay: ParsableCommand {
     var jobs: Int?
 
     func validate() throws {
-        if let jobs, !(1...Self.mostJobs).contains(jobs) {
-            throw ValidationError("--jobs \(jobs): expected a number of engines from 1 to \(Self.mostJobs)")
+        if let jobs, !(1...ShardedReplay.mostJobs).contains(jobs) {
+            throw ValidationError("--jobs \(jobs): expected a number of engines from 1 to \(ShardedReplay.mostJobs)")
         }
     }
 
@@ -81,24 +77,10 @@ struct Replay: ParsableCommand {
             try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal, writingFrom: resume, rejectedBefore: outcome.rejectedLines)
             return
         }
-        if let stateFile, PostgresLocation.isURL(stateFile) {
-            let store: PostgresStateStore
-            do throws(StoreError) {
-                store = try PostgresStateStore(location: try StateURL.location(stateFile, passwordFile: statePasswordFile), logger: Logger(label: "beaconrules.replay"))
-            } catch {
-                StandardError.write("beaconrules: \(error)\n")
-                throw ExitCode(2)
-            }
-            try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
-        } else if let stateFile {
-            let store: SQLiteStateStore
-            do { store = try SQLiteStateStore(path: stateFile) } catch {
-                StandardError.write("beaconrules: \(error)\n")
-                throw ExitCode(2)
-            }
-            try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
-        } else {
-            try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
+        switch try stateOptions.open(logger: Logger(label: "beaconrules.replay")) {
+        case .sqlite(let store): try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
+        case .postgres(let store): try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
+        case nil: try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         }
     }
 
@@ -195,7 +177,7 @@ struct Replay: ParsableCommand {
         /// Applies the pipeline's batch, and ends the block when it is large enough.
         func applyBatch() throws {
             linesInBlock += pipeline.applyBatch()
-            if pipeline.output.records.count >= Self.blockBytes || linesInBlock >= Self.blockLines { try flush() }
+            if pipeline.output.records.count >= ReplayLines.blockBytes || linesInBlock >= ReplayLines.blockLines { try flush() }
         }
         do { try state?.begin() } catch {
             outcome.failure = "cannot save the state: \(error)"
@@ -295,12 +277,6 @@ struct Replay: ParsableCommand {
         return outcome
     }
 
-    /// A block (one commit with `--state`, one write to stdout) ends at this many bytes of
-    /// records or this many lines: large enough that the commit's fsync costs little per event,
-    /// small enough to keep memory flat.
-    static let blockBytes = 1 << 20
-    static let blockLines = 16384
-
     struct OutputClosed: Error {}
 
     static func wallClock() -> Timestamp {
@@ -320,15 +296,3 @@ func keepUntilExit(_ pipeline: AnyObject) {
 /// `nonisolated(unsafe)`: written once, by the command's one thread, just before it exits.
 nonisolated(unsafe) private var keptUntilExit: [AnyObject] = []
 
-/// `{"kind":"error","source":...,"line":N,"message":...}` lines for stderr.
-enum ErrorLine {
-    static func json(kind: String, source: String, line: Int, message: String) -> String {
-        var w = JSONWriter(capacity: 128)
-        w.raw("{\"kind\":"); w.string(kind)
-        w.raw(",\"source\":"); w.string(source)
-        w.raw(",\"line\":"); w.integer(Int64(line))
-        w.raw(",\"message\":"); w.string(message)
-        w.raw("}\n")
-        return String(decoding: w.bytes, as: UTF8.self)
-    }
-}

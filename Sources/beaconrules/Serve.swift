@@ -1,7 +1,7 @@
 import ArgumentParser
 import BeaconRules
 import BeaconRulesHTTP
-import BeaconRulesPostgres
+import BeaconRulesReplay
 import BeaconRulesServer
 import BeaconRulesStore
 import Logging
@@ -43,11 +43,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var retentionOptions: RetentionOptions
 
-    @Option(name: .customLong("state"), help: ArgumentHelp("Keep state and answered event ids in this SQLite file (shared with `replay --state`), or in the PostgreSQL database postgres://USER@HOST:PORT/DB[?sslmode=disable|require|verify-full] that several instances may share (password from PGPASSWORD or --state-password-file); default: in memory, lost at exit.", valueName: "file|url"))
-    var stateFile: String?
-
-    @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
-    var statePasswordFile: String?
+    @OptionGroup var stateOptions: StateOptions
 
     @Option(name: .customLong("format"), help: ArgumentHelp("Records in replies: `records` (SPEC section 3) or `apns` (APNs payloads).", valueName: "format"))
     var format: OutputFormat = .records
@@ -63,6 +59,12 @@ struct Serve: AsyncParsableCommand {
     /// between two commits, to compare with the thread in one run.
     @Flag(help: .hidden)
     var checkpointsBetweenCommits = false
+
+    /// Who copies the state file's WAL back: the checkpointer thread unless a benchmark flag says
+    /// otherwise (`--checkpoints-in-commits` first, as before the enum).
+    var checkpoints: CheckpointMode {
+        checkpointsInCommits ? .inCommits : checkpointsBetweenCommits ? .betweenCommits : .onThread
+    }
 
     /// For scripts/serve-benchmark.sh: without a state file, the engine on a thread of its own
     /// (as with one) instead of on one of the event loops, to compare both in one run.
@@ -113,30 +115,25 @@ struct Serve: AsyncParsableCommand {
         if let metrics { configuration.metrics = metrics.factory }
         let listening = configuration
         let catalog = self.catalog
-        let loaded = Catalog(campaigns: campaigns, locales: locales)
+        let loaded = RulesCatalog(campaigns: campaigns, locales: locales)
         let onListening: @Sendable (SocketAddress) -> Void = { address in
             // Tests and scripts read the port from here when --port is 0.
             OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
         }
         let server: BeaconServer
-        do throws(StoreError) {
-            if let url = stateFile, PostgresLocation.isURL(url) {
-                let store = try PostgresStateStore(location: StateURL.location(url, passwordFile: statePasswordFile), logger: logger)
-                server = BeaconServer(
-                    configuration: configuration, catalog: loaded, postgres: store,
-                    loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
-            } else {
-                var options = SQLiteStateStore.Options()
-                options.checkpointsInCommits = checkpointsInCommits
-                options.checkpointsBetweenCommits = checkpointsBetweenCommits
-                let store = try stateFile.map { path throws(StoreError) in try SQLiteStateStore(path: path, options: options) }
-                server = BeaconServer(
-                    configuration: configuration, catalog: loaded, store: store,
-                    loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
-            }
-        } catch {
-            StandardError.write("beaconrules: \(error)\n")
-            throw ExitCode(2)
+        switch try stateOptions.open(checkpoints: checkpoints, logger: logger) {
+        case .postgres(let store):
+            server = BeaconServer(
+                configuration: configuration, catalog: loaded, postgres: store,
+                loadCatalog: { catalog.read() }, logger: logger, onListening: onListening)
+        case .sqlite(let store):
+            server = BeaconServer(
+                configuration: configuration, catalog: loaded, store: store,
+                loadCatalog: { catalog.read() }, logger: logger, onListening: onListening)
+        case nil:
+            server = BeaconServer(
+                configuration: configuration, catalog: loaded, store: nil,
+                loadCatalog: { catalog.read() }, logger: logger, onListening: onListening)
         }
         // The metrics port first: the group stops services in reverse order, so it answers
         // (`/ready` with 503) until the server has stopped.
@@ -170,13 +167,3 @@ struct HangupReloader: Service {
     }
 }
 
-extension CatalogOptions {
-    /// The files loaded again for SIGHUP: errors make a `CatalogError`, warnings ride along.
-    func reload() -> Result<Catalog, CatalogError> {
-        let (campaigns, locales, diagnostics) = read()
-        let errors = diagnostics.filter { $0.severity == .error }
-        guard errors.isEmpty else { return .failure(CatalogError(problems: errors.map(\.description))) }
-        let warnings = diagnostics.filter { $0.severity == .warning }.map(\.description)
-        return .success(Catalog(campaigns: campaigns, locales: locales, warnings: warnings))
-    }
-}

@@ -1,28 +1,27 @@
 import ArgumentParser
 import BeaconRulesPostgres
+import BeaconRulesReplay
 import BeaconRulesStore
 import Logging
 
-/// `beaconrules state`: upkeep of a PostgreSQL state (its schema, a copy from an SQLite file).
+/// `beaconrules state`: upkeep of a state (a PostgreSQL schema, a copy from one store to another).
 struct StateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "state",
-        abstract: "Upgrade a PostgreSQL state's schema, or copy an SQLite state file into PostgreSQL.",
+        abstract: "Upgrade a PostgreSQL state's schema, or copy a state (SQLite file or PostgreSQL) into an empty one.",
         subcommands: [Migrate.self, Copy.self])
 
     struct Migrate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Upgrade the schema of a PostgreSQL state to this version's (creating it in an empty database). Stop every instance first.")
 
-        @Option(name: .customLong("state"), help: ArgumentHelp("postgres://USER@HOST:PORT/DB[?sslmode=...]", valueName: "url"))
-        var state: String
-
-        @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
-        var statePasswordFile: String?
+        @OptionGroup var stateOptions: StateOptions
 
         func run() throws {
             do throws(StoreError) {
-                let location = try StateURL.location(state, passwordFile: statePasswordFile)
+                guard case .postgres(let location) = try stateOptions.location() else {
+                    throw StoreError(path: stateOptions.state ?? "--state", message: "not a PostgreSQL URL; migrate upgrades a database postgres://USER@HOST:PORT/DB (a state file is upgraded when opened)")
+                }
                 let found = try PostgresSchema.migrate(location, logger: Logger(label: "beaconrules.state"))
                 let message = found == PostgresSchema.version
                     ? "\(location): schema version \(found), up to date\n"
@@ -37,28 +36,28 @@ struct StateCommand: ParsableCommand {
 
     struct Copy: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Copy an SQLite state file (serve/replay --state) into an empty PostgreSQL state.")
+            abstract: "Copy a state (an SQLite file as serve/replay --state keep it, or a PostgreSQL database) into an empty one of either kind.")
 
-        @Option(help: ArgumentHelp("The SQLite state file.", valueName: "file"))
+        @Option(help: ArgumentHelp("The state to copy: an SQLite file, or postgres://USER@HOST:PORT/DB[?sslmode=...].", valueName: "file|url"))
         var from: String
 
-        @Option(help: ArgumentHelp("postgres://USER@HOST:PORT/DB[?sslmode=...]", valueName: "url"))
+        @Option(help: ArgumentHelp("The empty state to copy into: an SQLite file (created if missing), or postgres://USER@HOST:PORT/DB[?sslmode=...].", valueName: "file|url"))
         var to: String
 
         @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
         var statePasswordFile: String?
 
         func run() throws {
+            let logger = Logger(label: "beaconrules.state")
             do throws(StoreError) {
-                let location = try StateURL.location(to, passwordFile: statePasswordFile)
-                let source = try SQLiteStateStore(path: from)
+                let target = try StateLocation(to, passwordFile: statePasswordFile)
+                let source = try StateLocation(from, passwordFile: statePasswordFile).openExisting(logger: logger)
                 let export = try source.export()
                 source.close()
-                let target = try PostgresStateStore(location: location, logger: Logger(label: "beaconrules.state"))
-                try target.importState(export)
-                target.close()
-                let message = "copied \(export.firings.count) firings, \(export.answers.count) answers, \(export.ledger.count) ledger lines, \(export.outbox.count) outbox entries to \(location)\n"
-                OutputSink(fd: 1).write(Array(message.utf8))
+                let copy = try target.open(logger: logger)
+                defer { copy.close() }
+                try copy.importState(export)
+                OutputSink(fd: 1).write(Array("copied \(export.summary) to \(target)\n".utf8))
             } catch {
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)

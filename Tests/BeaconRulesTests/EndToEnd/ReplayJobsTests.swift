@@ -1,3 +1,4 @@
+@testable import BeaconRulesReplay
 @testable import beaconrules
 import BenchmarkWorkload
 import Foundation

@@ -71,12 +71,10 @@ struct WALCheckpointerTests {
         try expectReopenedHolds(300)
     }
 
-    /// `checkpointsInCommits` (serve's hidden `--checkpoints-in-commits`, for the benchmark) leaves
+    /// `.inCommits` (serve's hidden `--checkpoints-in-commits`, for the benchmark) leaves
     /// the checkpoints to SQLite, inside the commits: no checkpointer, SQLite's own threshold.
     @Test func theBenchmarksOptionLeavesCheckpointsToSQLiteInsideTheCommits() throws {
-        var options = SQLiteStateStore.Options()
-        options.checkpointsInCommits = true
-        let store = try SQLiteStateStore(path: path, options: options)
+        let store = try SQLiteStateStore(path: path, checkpoints: .inCommits)
         defer { store.close() }
         #expect(store.checkpointer == nil)
         #expect(try store.db.integer("PRAGMA wal_autocheckpoint") == 1000)
@@ -194,18 +192,16 @@ struct WALCheckpointerTests {
         store.rollback()
     }
 
-    /// `checkpointsBetweenCommits` (serve's hidden `--checkpoints-between-commits`, for the
+    /// `.betweenCommits` (serve's hidden `--checkpoints-between-commits`, for the
     /// benchmark): no thread; past the threshold a commit leaves the copy to the owner's step, and
     /// the WAL starts over at the next transaction.
     @Test func withoutTheThreadTheOwnerCopiesTheWALBackBetweenCommits() throws {
-        var options = SQLiteStateStore.Options()
-        options.checkpointsBetweenCommits = true
-        let usual = try SQLiteStateStore(path: path + "-2", options: options)
+        let usual = try SQLiteStateStore(path: path + "-2", checkpoints: .betweenCommits)
         #expect(usual.checkpointer == nil)
         #expect(usual.ownerCheckpointFrames == SQLiteStateStore.walStepFrames)
         usual.close()
 
-        let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000, ownerCheckpoints: true)
+        let store = try SQLiteStateStore(path: path, walCheckpointFrames: 16, walLimitFrames: 100_000, checkpoints: .betweenCommits)
         var longest = 0
         try commit(store, 300) {
             longest = max(longest, store.db.walFrames)

@@ -1,16 +1,21 @@
 import Foundation
-import BeaconRules
+package import BeaconRules
 #if canImport(Glibc)
-import Glibc
+package import Glibc
 #endif
 
 /// Writes bytes to a file descriptor, all of them, retrying on EINTR.
-struct OutputSink {
-    let fd: Int32
+package struct OutputSink {
+    package let fd: Int32
+
+    /// Writes to `fd` (1: stdout, 2: stderr).
+    package init(fd: Int32) {
+        self.fd = fd
+    }
 
     /// Returns false when the reader has gone away (EPIPE) or the write failed.
     @discardableResult
-    func write(_ bytes: [UInt8]) -> Bool {
+    package func write(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -28,7 +33,7 @@ struct OutputSink {
     /// Writes everything `writer` holds, its referenced runs included, with `writev` (up to
     /// 1,024 runs a call): referenced bytes go to the file without being copied here first.
     @discardableResult
-    func write(_ writer: JSONWriter) -> Bool {
+    package func write(_ writer: JSONWriter) -> Bool {
         if writer.references.isEmpty { return write(writer.bytes) }
         return withUnsafeTemporaryAllocation(of: iovec.self, capacity: Self.vectorLimit) { vectors in
             var count = 0
@@ -47,10 +52,10 @@ struct OutputSink {
         }
     }
 
-    static let vectorLimit = 1024
+    package static let vectorLimit = 1024
 
     /// `writev` until every vector is written, picking up after partial writes.
-    func writeAll(_ v: UnsafeMutableBufferPointer<iovec>) -> Bool {
+    package func writeAll(_ v: UnsafeMutableBufferPointer<iovec>) -> Bool {
         var first = 0
         while first < v.count {
             let n = writev(fd, v.baseAddress! + first, Int32(v.count - first))
@@ -72,10 +77,10 @@ struct OutputSink {
     }
 }
 
-enum StandardError {
-    static func write(_ text: String) {
+package enum StandardError {
+    package static func write(_ text: String) {
         OutputSink(fd: 2).write(Array(text.utf8))
     }
 
-    static var isTerminal: Bool { isatty(2) == 1 }
+    package static var isTerminal: Bool { isatty(2) == 1 }
 }

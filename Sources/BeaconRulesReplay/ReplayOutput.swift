@@ -1,49 +1,49 @@
-import BeaconRules
+package import BeaconRules
 
 /// Where `replay`'s pipeline answers: records as they are (written to stdout a block at a
 /// time), each rejected line as a JSON error on stderr naming its source and line.
-struct ReplayOutput: LineOutput {
-    var records: JSONWriter
+package struct ReplayOutput: LineOutput {
+    package var records: JSONWriter
     /// The source being read, as errors name it.
-    var source = "stdin"
-    var rejectedLines = 0
+    package var source = "stdin"
+    package var rejectedLines = 0
     /// Cleared before anything is written to stderr.
-    var progress = ProgressBar(totalBytes: nil)
+    package var progress = ProgressBar(totalBytes: nil)
     /// On: lines are applied and nothing is written or counted (lines another run has written,
     /// see `Replay.replayInMemory`); the records are dropped when the block is flushed.
-    var muted = false
+    package var muted = false
 
     /// `collectsReferences`: record tails stay in the engine's cache and are written from there
     /// (only where nothing reads the records back before they are written out).
-    init(collectsReferences: Bool) {
-        records = JSONWriter(capacity: Replay.blockBytes + (1 << 16))
+    package init(collectsReferences: Bool) {
+        records = JSONWriter(capacity: ReplayLines.blockBytes + (1 << 16))
         records.collectsReferences = collectsReferences
     }
 
     /// The records are already in `records`, where they go out.
-    mutating func accepted(event id: @autoclosure () -> String) {}
+    package mutating func accepted(event id: @autoclosure () -> String) {}
 
-    mutating func answered(event id: String, records answer: [UInt8]) {
+    package mutating func answered(event id: String, records answer: [UInt8]) {
         records.bytes.append(contentsOf: answer)
     }
 
-    mutating func rejected(line: Int, message: String) {
+    package mutating func rejected(line: Int, message: String) {
         if muted { return }
         rejectedLines += 1
         progress.clear()
         StandardError.write(ErrorLine.json(kind: "error", source: source, line: line, message: message))
     }
 
-    mutating func unhandled(_ click: UnhandledClick, line: Int) {
+    package mutating func unhandled(_ click: UnhandledClick, line: Int) {
         if muted { return }
         StandardError.write(Self.unhandledWarning(click, source: source, line: line))
     }
 
     /// The warning for a click whose action type has no handler.
-    static func unhandledWarning(_ click: UnhandledClick, source: String, line: Int) -> String {
+    package static func unhandledWarning(_ click: UnhandledClick, source: String, line: Int) -> String {
         ErrorLine.json(kind: "warning", source: source, line: line, message: "click on \"\(click.actionId)\" of record \"\(click.notification)\" runs action type \"\(click.kind)\", which has no handler; counted as unhandled (see `beaconrules report`)")
     }
 
     /// `replay` reads no outbox requests (nothing fires on a wall clock): never called.
-    mutating func outbox(_ entries: [(seq: Int64, records: [UInt8])], after: Int64) {}
+    package mutating func outbox(_ entries: [(seq: Int64, records: [UInt8])], after: Int64) {}
 }

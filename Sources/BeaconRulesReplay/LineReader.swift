@@ -14,8 +14,8 @@ import Glibc
 /// of a replay). The file's length is taken when it is opened; a file cut shorter while it is
 /// being replayed ends the process (SIGBUS), as with any mapped file. The mapping (`mapping`) may
 /// outlive the reader: `replay --jobs N`'s shards read their lines in it.
-struct LineReader: ~Copyable {
-    let fd: Int32
+package struct LineReader: ~Copyable {
+    package let fd: Int32
     private var storage: UnsafeMutableBufferPointer<UInt8>
     /// The file is mapped: `storage` is the mapping, read in full (`atEnd`).
     private let mapped: Bool
@@ -33,22 +33,22 @@ struct LineReader: ~Copyable {
     private var end = 0
     private var atEnd = false
     /// The 1-based number of the line last returned.
-    private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
     /// The line last returned was longer than `longestLine` (and is handed out empty).
-    private(set) var lineWasTooLong = false
+    package private(set) var lineWasTooLong = false
     /// Reading through a line longer than `longestLine` (a pipe: its bytes are dropped as read).
     private var skipping = false
     private var readCount = 0
     /// Bytes read so far (of a mapped file: lines handed out, in steps of 256 KiB, and all of it
     /// once the last line is).
-    var bytesRead: Int {
+    package var bytesRead: Int {
         guard mapped else { return readCount }
         return start == end ? end : start & ~(1 << 18 - 1)
     }
 
     /// 256 KiB: large enough that reads are few, small enough that the chunk the kernel copies
     /// into is still in the core's cache when its lines are parsed (1 MiB measured slower).
-    init(fd: Int32, chunkSize: Int = 1 << 18) {
+    package init(fd: Int32, chunkSize: Int = 1 << 18) {
         self.fd = fd
         if let mapping = MappedInput(fd: fd) {
             self.mapping = mapping
@@ -75,11 +75,11 @@ struct LineReader: ~Copyable {
     /// id and device). A longer one is not kept: it is skipped up to its newline, read through
     /// without being held, and handed out empty with `lineWasTooLong` set, so that one absurd
     /// line neither exhausts memory nor costs the rest.
-    static var longestLine: Int { 1 << 24 }
+    package static var longestLine: Int { 1 << 24 }
 
     /// The next line (without its `\n`), nil after the last; its bytes stay valid until the next
     /// call. A line longer than `longestLine` comes back empty, with `lineWasTooLong` set.
-    mutating func nextLine() throws(ReadError) -> UnsafeBufferPointer<UInt8>? {
+    package mutating func nextLine() throws(ReadError) -> UnsafeBufferPointer<UInt8>? {
         lineWasTooLong = false
         while true {
             let base = storage.baseAddress!
@@ -161,7 +161,13 @@ struct LineReader: ~Copyable {
     }
 }
 
-struct ReadError: Error, CustomStringConvertible {
-    var reason: String
-    var description: String { reason }
+package struct ReadError: Error, CustomStringConvertible {
+    package var reason: String
+
+    /// A failed read, and why.
+    package init(reason: String) {
+        self.reason = reason
+    }
+
+    package var description: String { reason }
 }

@@ -3,18 +3,18 @@ import Glibc
 #endif
 
 /// A one-line progress bar on stderr, shown only when stderr is a terminal.
-struct ProgressBar {
-    let enabled: Bool
-    let totalBytes: Int?
+package struct ProgressBar {
+    package let enabled: Bool
+    package let totalBytes: Int?
     private var lastDraw: Double = 0
-    private(set) var visible = false
+    package private(set) var visible = false
 
-    init(totalBytes: Int?) {
+    package init(totalBytes: Int?) {
         enabled = StandardError.isTerminal
         self.totalBytes = totalBytes
     }
 
-    mutating func update(bytes: Int, lines: Int) {
+    package mutating func update(bytes: Int, lines: Int) {
         guard enabled else { return }
         let now = Self.monotonicSeconds()
         guard now - lastDraw >= 0.1 else { return }
@@ -33,13 +33,13 @@ struct ProgressBar {
     }
 
     /// Clears the bar so that another line can be written to stderr.
-    mutating func clear() {
+    package mutating func clear() {
         guard visible else { return }
         StandardError.write("\r\u{1B}[K")
         visible = false
     }
 
-    static func monotonicSeconds() -> Double {
+    package static func monotonicSeconds() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

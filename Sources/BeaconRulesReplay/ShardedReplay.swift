@@ -1,4 +1,4 @@
-import BeaconRules
+package import BeaconRules
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +14,7 @@ import Glibc
 /// in their place. Every queue holds at most `depth` blocks, so memory is flat in the number of
 /// events. Only for input that is applied per device: no `--state` (one writer of the file), no
 /// presence layer (its clock and exclusive zones span devices); `Replay.run` decides.
-struct ShardedReplay {
+package struct ShardedReplay {
     let jobs: Int
     let sources: [String]
     let campaigns: CampaignSet
@@ -24,6 +24,25 @@ struct ShardedReplay {
     let refusal: String?
     /// `--response-window` and the other durations: each shard forgets its own devices' state by them.
     let retention: Retention
+
+    /// A replay of `sources` over `jobs` engines; `refusal`: why a response line is refused
+    /// (`--no-responses`), nil to take them.
+    package init(
+        jobs: Int, sources: [String], campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings,
+        format: OutputFormat, refusal: String?, retention: Retention
+    ) {
+        self.jobs = jobs
+        self.sources = sources
+        self.campaigns = campaigns
+        self.locales = locales
+        self.settings = settings
+        self.format = format
+        self.refusal = refusal
+        self.retention = retention
+    }
+
+    /// The most engines `--jobs` takes (a block's plan has a bit per shard).
+    package static let mostJobs = 64
 
     /// Blocks in flight on each queue.
     static let depth = 4
@@ -36,15 +55,19 @@ struct ShardedReplay {
         "a sighting, but replay runs with --jobs \(jobs): sightings go through the presence layer, whose clock spans devices; replay input with sightings with --jobs 1"
     }
 
-    struct Outcome {
-        var failure: String?
-        var rejectedLines = 0
+    /// How the shards' run ended.
+    package struct Outcome {
+        /// Why replay stopped early (stdout closed, a source that cannot be read); nil: not.
+        package var failure: String?
+        /// Lines refused with a JSON error on stderr.
+        package var rejectedLines = 0
         /// The first sighting's source (index) and line: the records before it are written, and
         /// the rest is for one engine (`Replay.run`).
-        var oneJobFrom: (source: Int, line: Int)?
+        package var oneJobFrom: (source: Int, line: Int)?
     }
 
-    func run() -> Outcome {
+    /// Reads every source, applies it on the shards and writes the records in input order.
+    package func run() -> Outcome {
         let router = DeviceRouter(shards: jobs)
         let shards = (0..<jobs).map { ReplayShard(index: $0, router: router) }
         // Each tail is rendered by the first shard that needs it, and taken by the others.

@@ -1,0 +1,92 @@
+import BeaconRules
+import BeaconRulesStore
+import Foundation
+import Testing
+
+/// `report`, `explain` and `state copy` take a PostgreSQL `--state` as they take an SQLite file:
+/// one store factory (`StateLocation`) behind every `--state`.
+@Suite("state commands: PostgreSQL", .postgresCluster)
+struct PostgresStateCommandsTests {
+    static let responses = "Tests/Fixtures/seeds/xtremepush-custom-message-handling/responses.jsonl"
+
+    /// `replay --state STATE` of the Xtremepush responses seed, which must pass.
+    static func replayResponses(into state: String) throws {
+        let replay = try CommandRunner.run(["replay", "--state", state, responses])
+        #expect(replay.status == 0, "\(replay.stderr)")
+    }
+
+    @Test func reportOnADatabaseCountsWhatReportOnTheFileCounts() throws {
+        let url = try PostgresCluster.shared().createDatabase("report_funnels")
+        let directory = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for state in [directory + "/s.db", url] { try Self.replayResponses(into: state) }
+        let fromFile = try CommandRunner.run(["report", "--state", directory + "/s.db", "--json"])
+        let fromDatabase = try CommandRunner.run(["report", "--state", url, "--json"])
+        #expect(fromDatabase.status == 0, "\(fromDatabase.stderr)")
+        #expect(try JSONParser.parse(fromDatabase.stdout)["funnels"]?.arrayElements?.isEmpty == false)
+        #expect(fromDatabase.stdout == fromFile.stdout)
+    }
+
+    @Test func explainOnADatabaseSeesItsSuppressionAndChangesNothing() throws {
+        let url = try PostgresCluster.shared().createDatabase("explain_state")
+        let replay = try CommandRunner.run(["replay", "--state", url], stdin: ExplainTests.event + "\n")
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let before = try postgresSnapshot(url)
+        let later = ExplainTests.event.replacingOccurrences(of: "10:00:00+02:00", with: "10:30:00+02:00")
+        try ExplainTests.expectSuppressedAndSentOnce(try CommandRunner.run(["explain", later, "--state", url]))
+        #expect(try postgresSnapshot(url) == before)
+    }
+
+    @Test func copyIntoADatabaseAndBackGivesTheSameRowsAndReport() throws {
+        let url = try PostgresCluster.shared().createDatabase("copy_back")
+        let directory = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let original = directory + "/original.db", copy = directory + "/copy.db"
+        try Self.replayResponses(into: original)
+
+        let there = try CommandRunner.run(["state", "copy", "--from", original, "--to", url])
+        #expect(there.status == 0, "\(there.stderr)")
+        let back = try CommandRunner.run(["state", "copy", "--from", url, "--to", copy])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.hasPrefix("copied ") && back.stdout.hasSuffix(" to \(copy)\n"))
+
+        #expect(try snapshot(copy) == snapshot(original))
+        let report = try CommandRunner.run(["report", "--state", original])
+        #expect(try CommandRunner.run(["report", "--state", copy]).stdout == report.stdout)
+    }
+}
+
+/// `state copy` between two SQLite files, and what it refuses, with no database involved.
+@Suite struct StateCopyTests {
+    @Test func copyBetweenTwoFilesKeepsEveryAnswerAndFiring() throws {
+        let directory = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let original = directory + "/original.db", copy = directory + "/copy.db"
+        try PostgresStateCommandsTests.replayResponses(into: original)
+        let copied = try CommandRunner.run(["state", "copy", "--from", original, "--to", copy])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let rows = try snapshot(original)
+        #expect(rows.answers > 0)
+        #expect(try snapshot(copy) == rows)
+    }
+
+    @Test func copyIntoAFileThatHoldsAStateIsRefused() throws {
+        let directory = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let original = directory + "/original.db"
+        try PostgresStateCommandsTests.replayResponses(into: original)
+        let again = try CommandRunner.run(["state", "copy", "--from", original, "--to", original])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("already holds a state"))
+    }
+
+    @Test func copyFromAMissingFileIsRefusedAndCreatesNothing() throws {
+        let directory = Paths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try CommandRunner.run(["state", "copy", "--from", directory + "/typo.db", "--to", directory + "/copy.db"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("typo.db: no such state file"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/typo.db"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/copy.db"))
+    }
+}
