@@ -35,7 +35,7 @@ struct LatenessPerDeviceTests {
     }
 
     @Test func aDeviceBehindTheStreamIsLateOnlyAgainstItsOwnNewestEvent() throws {
-        // d-b's first minute comes after d-a's two: d-b is behind, on its own time, and a d-b
+        // d-b's first 44 s come after d-a's two minutes: d-b is behind, on its own time, and a d-b
         // sighting 48.5 s older than d-b's newest is late by d-b's own measure.
         let a = Self.device("d-a", inside: 40), b = Self.device("d-b", inside: 20).prefix(30)
         let run = try R(campaigns: log, lines: a + b + [R.sighting(10, rssi: -70, device: "d-b")])

@@ -39,22 +39,21 @@ struct PhoneFilesTests {
         }
     }
 
-    @Test func threePhonesFilesGivenTogetherGiveEachPhoneItsRecordsAsAlone() throws {
-        let run = try replay(Self.phones)
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.isEmpty, "\(run.stderr)")
+    /// `files` replayed together: no line rejected, and each phone's records exactly as alone.
+    func expectEachPhoneAsAlone(_ files: [String]) throws {
+        let run = try replay(files)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
         for (phone, records) in try alone() {
             #expect(try self.records(of: phone, in: run.stdout) == records, "\(phone)")
         }
     }
 
+    @Test func threePhonesFilesGivenTogetherGiveEachPhoneItsRecordsAsAlone() throws {
+        try expectEachPhoneAsAlone(Self.phones)
+    }
+
     @Test func oneFileGroupedByDeviceGivesEachPhoneItsRecordsAsAlone() throws {
-        let run = try replay(["phones-by-device"])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.isEmpty, "\(run.stderr)")
-        for (phone, records) in try alone() {
-            #expect(try self.records(of: phone, in: run.stdout) == records, "\(phone)")
-        }
+        try expectEachPhoneAsAlone(["phones-by-device"])
     }
 
     @Test func aLoneStrongReadingFollowedByWeakOnesMakesNoStay() throws {
