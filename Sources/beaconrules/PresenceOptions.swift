@@ -33,6 +33,12 @@ struct PresenceOptions: ParsableArguments {
     @Option(name: .customLong("max-lateness"), help: ArgumentHelp("Seconds an event may arrive behind the newest event time and still be used (default \(PresenceSettings().maxLatenessMilliseconds / 1000)).", valueName: "seconds"))
     var maxLateness: Double?
 
+    @Option(name: .customLong("enter-readings"), help: ArgumentHelp("Readings that must reach the enter threshold within --enter-window before a stay starts (default \(PresenceSettings().enterReadings)).", valueName: "count"))
+    var enterReadings: Int?
+
+    @Option(name: .customLong("enter-window"), help: ArgumentHelp("Seconds within which --enter-readings readings must reach the enter threshold (default \(PresenceSettings().enterWindowMilliseconds / 1000)).", valueName: "seconds"))
+    var enterWindow: Double?
+
     @Option(name: .customLong("exclusive-zones"), help: ArgumentHelp("beacon, device or off: a subject is in one room at a time, the strongest (docs/presence.md). Default: beacon with --input-format starksm64, else off (or as the settings file says).", valueName: "subject"))
     var exclusiveZones: ExclusiveZonesChoice?
 
@@ -73,6 +79,14 @@ struct PresenceOptions: ParsableArguments {
         if let maxLateness {
             guard maxLateness >= 0, maxLateness < 1e9 else { throw ValidationError("--max-lateness: expected seconds >= 0, found \(maxLateness)") }
             settings.maxLatenessMilliseconds = Int64((maxLateness * 1000).rounded())
+        }
+        if let enterReadings {
+            guard (1...1000).contains(enterReadings) else { throw ValidationError("--enter-readings: expected an integer 1...1000, found \(enterReadings)") }
+            settings.enterReadings = enterReadings
+        }
+        if let enterWindow {
+            guard enterWindow >= 0, enterWindow < 1e9 else { throw ValidationError("--enter-window: expected seconds >= 0, found \(enterWindow)") }
+            settings.enterWindowMilliseconds = Int64((enterWindow * 1000).rounded())
         }
         return settings
     }

@@ -64,10 +64,13 @@ struct ExclusiveZones: Sendable {
     }
 
     /// The pair's smoothed RSSI at `t` if it is heard (gate open) and had a reading in the window.
-    private func signal(_ pair: Int, at t: Int64, exitTimeout: Int64) -> Double? {
+    /// The room the subject is in keeps what it last heard through a drop-out, until its gate
+    /// closes: a receiver that misses the subject for a few seconds has not seen it leave, so a
+    /// weaker room that happens to be heard meanwhile does not win by default.
+    private func signal(_ pair: Int, at t: Int64, exitTimeout: Int64, present: Bool) -> Double? {
         let gate = gates[pair]
         guard gate.isInside, gate.presentUntil &+ exitTimeout > t else { return nil }
-        return gate.filter.value(at: t)
+        return gate.filter.value(at: t) ?? (present ? gate.filter.lastHeard : nil)
     }
 
     /// After a sighting of a pair of `zone` at `t`: where the subject is now.
@@ -77,7 +80,7 @@ struct ExclusiveZones: Sendable {
         var bestSignal = -Double.infinity
         var presentSignal = -Double.infinity
         for pair in zones[z].pairs {
-            guard let value = signal(pair, at: t, exitTimeout: timeout) else { continue }
+            guard let value = signal(pair, at: t, exitTimeout: timeout, present: pair == zones[z].present) else { continue }
             if pair == zones[z].present { presentSignal = value; continue }
             if value > bestSignal { (best, bestSignal) = (pair, value) }
         }

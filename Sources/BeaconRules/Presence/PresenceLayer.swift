@@ -9,6 +9,14 @@ public struct PresenceKey: Sendable, Hashable {
         self.device = device
         self.beacon = beacon
     }
+
+    /// The pair an input is about.
+    init(of input: InputEvent) {
+        switch input {
+        case .beacon(let e): self.init(device: e.device, beacon: e.beacon)
+        case .sighting(let s, _): self.init(device: s.device, beacon: s.beacon)
+        }
+    }
 }
 
 /// What the presence layer hands on to matching, in event-time order.
@@ -33,7 +41,9 @@ public struct PresenceError: Error, Sendable, Equatable, CustomStringConvertible
 
 /// The presence layer: orders input by event time (within `maxLateness`), runs one
 /// `PresenceTracker` per (device, beacon), and fires exit timeouts and dwells as event time passes.
-/// No I/O and no clock of its own: time is what the input says (`advance(to:)` moves it on a server).
+/// Lateness is measured per device where state is per device: a device whose input is behind the
+/// stream runs on a lane of its own (`PresenceLane`) until it catches up. No I/O and no clock of
+/// its own: time is what the input says (`advance(to:)` moves it on a server).
 public struct PresenceLayer: Sendable {
     /// The thresholds and timings the layer applies.
     public let settings: PresenceSettings
@@ -44,13 +54,19 @@ public struct PresenceLayer: Sendable {
     package internal(set) var trackers: [PresenceTracker] = []
     /// The earliest outstanding timer per key (`Int64.max`: none), so sightings do not pile timers up.
     var scheduledAt: [Int64] = []
+    /// The stream's timers and reorder buffer.
     var timers = MinHeap<Timer>()
     var buffer = MinHeap<Buffered>()
     var sequence = 0
-    /// The newest event time accepted, and the time processing has reached.
+    /// The devices seen, by name (the order first seen), and the lanes of those behind the stream.
+    var deviceIndex: [String: Int] = [:]
+    var lanes: [Int: PresenceLane] = [:]
+    /// The newest event time accepted in the stream, and the time processing has reached.
     public internal(set) var newestTime = Int64.min
     /// The event time processing has reached (ms): timeouts and dwells up to it have fired.
     public internal(set) var clock = Int64.min
+    /// The time a server's clock moved the layer on to (`advance(to:)`); `Int64.min` in replay.
+    var floor = Int64.min
     var dwellLengths: [BeaconID: [Int64]] = [:]
     /// The subjects' rooms when `settings.exclusiveZones` is set; sightings then open and end stays
     /// only through it.
@@ -69,6 +85,8 @@ public struct PresenceLayer: Sendable {
         var time: Int64
         var sequence: Int
         var input: InputEvent
+        /// The input's device index (`deviceIndex`), or -1 when devices have no lanes.
+        var device: Int
         static func < (a: Buffered, b: Buffered) -> Bool { (a.time, a.sequence) < (b.time, b.sequence) }
         static func == (a: Buffered, b: Buffered) -> Bool { a.time == b.time && a.sequence == b.sequence }
     }
@@ -80,38 +98,110 @@ public struct PresenceLayer: Sendable {
         self.zones = settings.exclusiveZones.map(ExclusiveZones.init(subject:))
     }
 
-    /// Events older than this are too late to be used: things at their time are already decided.
+    /// Events of the stream older than this are too late to be used: things at their time are
+    /// already decided.
     public var watermark: Int64 {
         newestTime == Int64.min ? Int64.min : newestTime &- settings.maxLatenessMilliseconds
     }
 
-    /// Takes an input. It is held until the watermark passes its time, so input up to `maxLateness`
-    /// out of order is processed in time order; older input is refused with a message saying so.
+    /// Whether devices may run behind the stream: not when exclusive zones compare a beacon across
+    /// devices (scanners), whose input must then be in time order across them.
+    var lanesPerDevice: Bool { settings.exclusiveZones != .beacon }
+
+    /// The device's index, given when first seen.
+    mutating func register(_ name: String) -> Int {
+        if let index = deviceIndex[name] { return index }
+        let index = deviceIndex.count
+        deviceIndex[name] = index
+        return index
+    }
+
+    /// The device's index; a device not seen before whose input is behind the stream gets a lane
+    /// (in replay: on a server, the clock says what is late).
+    private mutating func device(_ name: String, firstAt t: Int64) -> Int {
+        if let index = deviceIndex[name] { return index }
+        let index = register(name)
+        if lanesPerDevice && floor == Int64.min && t < watermark { lanes[index] = PresenceLane() }
+        return index
+    }
+
+    /// Takes an input. It is held until the watermark (of the stream, or of its device's lane)
+    /// passes its time, so input up to `maxLateness` out of order is processed in time order; older
+    /// input is refused with a message saying so.
     public mutating func add(_ input: InputEvent) throws(PresenceError) {
         let t = input.time.milliseconds
-        if t < watermark {
-            throw PresenceError("event time \(input.time) is \(Timestamp(milliseconds: newestTime - t).durationText) before the newest event time \(Timestamp(milliseconds: newestTime)), more than the allowed lateness of \(Timestamp(milliseconds: settings.maxLatenessMilliseconds).durationText); sort the input by time or raise --max-lateness")
+        var device = -1
+        if lanesPerDevice {
+            device = self.device(PresenceKey(of: input).device, firstAt: t)
+            if lanes[device] != nil {
+                try addBehind(input, at: t, device: device)
+                return
+            }
         }
+        if t < watermark { throw late(input, newest: newestTime, device: nil) }
         newestTime = Swift.max(newestTime, t)
-        buffer.push(Buffered(time: t, sequence: sequence, input: input))
+        buffer.push(Buffered(time: t, sequence: sequence, input: input, device: device))
         sequence += 1
         release(upTo: watermark)
     }
 
+    /// An input of a device behind the stream: on its own lane, which joins the stream once its
+    /// newest time has caught up with the stream's watermark.
+    private mutating func addBehind(_ input: InputEvent, at t: Int64, device: Int) throws(PresenceError) {
+        let lateness = settings.maxLatenessMilliseconds
+        if t < lanes[device]!.watermark(floor: floor, lateness: lateness) {
+            throw late(input, newest: Swift.max(lanes[device]!.newest, floor), device: PresenceKey(of: input).device)
+        }
+        lanes[device]!.newest = Swift.max(lanes[device]!.newest, t)
+        lanes[device]!.buffer.push(Buffered(time: t, sequence: sequence, input: input, device: device))
+        sequence += 1
+        if lanes[device]!.newest >= watermark {
+            let lane = lanes.removeValue(forKey: device)!
+            for item in lane.buffer.items { buffer.push(item) }
+            for timer in lane.timers.items { timers.push(timer) }
+            release(upTo: watermark)
+            return
+        }
+        releaseBehind(device, upTo: lanes[device]!.watermark(floor: floor, lateness: lateness))
+    }
+
+    private func late(_ input: InputEvent, newest: Int64, device: String?) -> PresenceError {
+        let by = Timestamp(milliseconds: newest - input.time.milliseconds).durationText
+        let allowed = Timestamp(milliseconds: settings.maxLatenessMilliseconds).durationText
+        let reference = Timestamp(milliseconds: newest)
+        if let device {
+            return PresenceError("event time \(input.time) is \(by) before the newest event time of device \"\(device)\", \(reference), more than the allowed lateness of \(allowed); sort the device's input by time or raise --max-lateness")
+        }
+        if !lanesPerDevice {
+            return PresenceError("event time \(input.time) is \(by) before the newest event time \(reference), more than the allowed lateness of \(allowed); exclusive zones by beacon compare the scanners (devices) at the same moment, so their input must be in time order across devices: sort it by time (files of one scanner each: merge them by time), or raise --max-lateness to how far the input goes back, which holds that much input in memory")
+        }
+        return PresenceError("event time \(input.time) is \(by) before the newest event time \(reference), more than the allowed lateness of \(allowed); sort the input by time or raise --max-lateness")
+    }
+
     /// End of input: everything buffered is processed, then pending exits (and dwells before them)
-    /// are resolved as of the last event time plus `exitTimeout`.
+    /// are resolved as of the last event time plus `exitTimeout`: the stream's, then each lane's
+    /// still behind, as of its own.
     public mutating func finish() {
         release(upTo: Int64.max)
-        guard newestTime != Int64.min else { return }
-        fireTimers(through: newestTime &+ settings.exitTimeoutMilliseconds)
+        if newestTime != Int64.min { fireTimers(through: newestTime &+ settings.exitTimeoutMilliseconds) }
+        for device in lanes.keys.sorted() {
+            releaseBehind(device, upTo: Int64.max)
+            fireBehind(device, through: lanes[device]!.newest &+ settings.exitTimeoutMilliseconds)
+        }
     }
 
     /// Moves time on without input (a server's wall clock): buffered input up to `time` is processed
     /// and timers due by then fire.
     public mutating func advance(to time: Int64) {
         newestTime = Swift.max(newestTime, time)
+        floor = Swift.max(floor, time)
         release(upTo: watermark)
         fireTimers(through: watermark)
+        for device in lanes.keys.sorted() {
+            let limit = lanes[device]!.watermark(floor: floor, lateness: settings.maxLatenessMilliseconds)
+            releaseBehind(device, upTo: limit)
+            fireBehind(device, through: limit)
+        }
     }
 
     /// The outputs produced so far, in order; the layer forgets them.
@@ -123,36 +213,51 @@ public struct PresenceLayer: Sendable {
     private mutating func release(upTo limit: Int64) {
         while let next = buffer.min, next.time <= limit {
             _ = buffer.pop()
-            process(next.input)
+            process(next)
+        }
+    }
+
+    private mutating func releaseBehind(_ device: Int, upTo limit: Int64) {
+        while let next = lanes[device]!.buffer.min, next.time <= limit {
+            _ = lanes[device]!.buffer.pop()
+            process(next)
         }
     }
 
     /// Timers due strictly before `time` fire first, so an event at exactly a timeout still counts
     /// (a re-enter at exit + exitTimeout continues the stay).
-    private mutating func fireTimers(before time: Int64) {
+    private mutating func fireTimers(before time: Int64, device: Int) {
         guard time != Int64.min else { return }
-        fireTimers(through: time - 1)
+        if !lanes.isEmpty && lanes[device] != nil { fireBehind(device, through: time - 1) } else { fireTimers(through: time - 1) }
     }
 
     private mutating func fireTimers(through time: Int64) {
         while let timer = timers.min, timer.due <= time {
             _ = timers.pop()
-            if scheduledAt[timer.key] == timer.due { scheduledAt[timer.key] = Int64.max }
-            clock = Swift.max(clock, timer.due)
-            resolve(timer.key, clock: timer.due)
+            fire(timer)
         }
         clock = Swift.max(clock, time)
     }
 
-    private mutating func process(_ input: InputEvent) {
-        let t = input.time.milliseconds
-        fireTimers(before: t)
-        clock = Swift.max(clock, t)
-        let key: PresenceKey
-        switch input {
-        case .beacon(let e): key = PresenceKey(device: e.device, beacon: e.beacon)
-        case .sighting(let s, _): key = PresenceKey(device: s.device, beacon: s.beacon)
+    private mutating func fireBehind(_ device: Int, through time: Int64) {
+        while let timer = lanes[device]!.timers.min, timer.due <= time {
+            _ = lanes[device]!.timers.pop()
+            fire(timer)
         }
+    }
+
+    private mutating func fire(_ timer: Timer) {
+        if scheduledAt[timer.key] == timer.due { scheduledAt[timer.key] = Int64.max }
+        clock = Swift.max(clock, timer.due)
+        resolve(timer.key, clock: timer.due)
+    }
+
+    private mutating func process(_ item: Buffered) {
+        let input = item.input
+        let t = item.time
+        let key = PresenceKey(of: input)
+        fireTimers(before: t, device: item.device)
+        clock = Swift.max(clock, t)
         let index = slot(for: key)
         if case .sighting(let s, _) = input, zones != nil {
             place(s, pair: index, at: t)
@@ -203,7 +308,16 @@ public struct PresenceLayer: Sendable {
         }
         if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds), due < scheduledAt[index] {
             scheduledAt[index] = due
-            timers.push(Timer(due: due, key: index))
+            schedule(Timer(due: due, key: index))
+        }
+    }
+
+    /// A timer goes to the stream, or to the lane of its device while that is behind.
+    private mutating func schedule(_ timer: Timer) {
+        if !lanes.isEmpty, let device = deviceIndex[keys[timer.key].device], lanes[device] != nil {
+            lanes[device]!.timers.push(timer)
+        } else {
+            timers.push(timer)
         }
     }
 
@@ -257,20 +371,22 @@ public struct PresenceLayer: Sendable {
         zones = rebuilt
     }
 
-    /// Rebuilds the timers from the trackers (after a restore).
+    /// Rebuilds the timers from the trackers (after a restore), on the stream or their device's lane.
     mutating func rebuildTimers() {
         timers = MinHeap<Timer>()
+        for device in lanes.keys { lanes[device]!.timers = MinHeap<Timer>() }
         scheduledAt = Array(repeating: Int64.max, count: trackers.count)
         for index in trackers.indices {
+            _ = register(keys[index].device)
             if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds) {
                 scheduledAt[index] = due
-                timers.push(Timer(due: due, key: index))
+                schedule(Timer(due: due, key: index))
             }
         }
     }
 
     /// Whether anything is pending: an open stay, or buffered input.
-    public var isIdle: Bool { buffer.isEmpty && !trackers.contains { $0.isInside } }
+    public var isIdle: Bool { buffer.isEmpty && !lanes.values.contains { !$0.buffer.isEmpty } && !trackers.contains { $0.isInside } }
 
     /// The tracker of `key`, if it was ever seen.
     package func tracker(_ key: PresenceKey) -> PresenceTracker? {

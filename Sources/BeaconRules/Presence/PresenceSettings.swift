@@ -23,6 +23,12 @@ public struct PresenceSettings: Sendable, Equatable {
     public var smoothingWindowMilliseconds: Int64 = 10_000
     /// Samples needed in the window before a sighting may start a stay: one lone spike does not.
     public var minimumSamples: Int = 2
+    /// Evidence to enter: a stay starts only once this many readings (raw, not smoothed) reached
+    /// `enterRSSI` within `enterWindowMilliseconds`, so a lone strong reading among weak ones,
+    /// which lifts the smoothed value over the threshold for a moment, is not a stay.
+    public var enterReadings: Int = 3
+    /// The window (ms) in which `enterReadings` readings must reach `enterRSSI`.
+    public var enterWindowMilliseconds: Int64 = 10_000
     /// How far behind the newest event time an event may arrive and still be used (replay).
     public var maxLatenessMilliseconds: Int64 = 10_000
     /// Given enter/exit events pass through flicker control (hold exits, collapse re-enters).
@@ -38,8 +44,8 @@ public struct PresenceSettings: Sendable, Equatable {
     /// The defaults (docs/presence.md explains each).
     public init() {}
 
-    /// Settings from a JSON object: `exitTimeout`, `smoothingWindow`, `maxLateness` (seconds),
-    /// `enterRSSI`, `exitRSSI` (dBm), `minimumSamples`, `flickerControl`, `exclusiveZones`,
+    /// Settings from a JSON object: `exitTimeout`, `smoothingWindow`, `enterWindow`, `maxLateness`
+    /// (seconds), `enterRSSI`, `exitRSSI` (dBm), `minimumSamples`, `enterReadings`, `flickerControl`, `exclusiveZones`,
     /// `switchMargin` (dB), `switchHold` (seconds). Absent fields keep their defaults (`exclusiveZones`:
     /// `exclusiveZonesByDefault`, as the input format implies); unknown fields are errors, because a
     /// misspelt setting silently ignored is a bug.
@@ -72,6 +78,12 @@ public struct PresenceSettings: Sendable, Equatable {
                     throw PresenceSettingsError("\(file):\(m.line):\(m.column): `minimumSamples`: expected an integer 1...1000, found \(m.value.compactText)")
                 }
                 minimumSamples = Int(v)
+            case "enterReadings":
+                guard let v = m.value.integerValue, v >= 1, v <= 1000 else {
+                    throw PresenceSettingsError("\(file):\(m.line):\(m.column): `enterReadings`: expected an integer 1...1000, found \(m.value.compactText)")
+                }
+                enterReadings = Int(v)
+            case "enterWindow": enterWindowMilliseconds = try seconds(m, min: 0)
             case "exclusiveZones":
                 switch m.value {
                 case .bool(false), .null: exclusiveZones = nil
@@ -91,7 +103,7 @@ public struct PresenceSettings: Sendable, Equatable {
                 }
                 flickerControl = b
             default:
-                throw PresenceSettingsError("\(file):\(m.line):\(m.column): unknown setting `\(m.key)`; expected one of exitTimeout, enterRSSI, exitRSSI, smoothingWindow, minimumSamples, maxLateness, flickerControl, exclusiveZones, switchMargin, switchHold")
+                throw PresenceSettingsError("\(file):\(m.line):\(m.column): unknown setting `\(m.key)`; expected one of exitTimeout, enterRSSI, exitRSSI, smoothingWindow, minimumSamples, enterReadings, enterWindow, maxLateness, flickerControl, exclusiveZones, switchMargin, switchHold")
             }
         }
         guard exitRSSI <= enterRSSI else {

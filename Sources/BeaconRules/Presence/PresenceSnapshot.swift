@@ -1,17 +1,24 @@
 /// The presence engine's state as bytes (compact JSON), so a server can keep open stays, pending
 /// exits, dwells and delayed records in its state store and carry on after a restart.
 extension PresenceEngine {
-    /// Everything pending: the reorder buffer, every tracker, and the delayed records of open stays.
+    /// Everything pending: the reorder buffer, the lanes of devices behind the stream, every
+    /// tracker, and the delayed records of open stays.
     public func snapshot() -> [UInt8] {
         var w = JSONWriter(capacity: 256 + layer.trackers.count * 160)
         w.raw("{\"v\":1,\"newest\":"); w.integer(layer.newestTime)
         w.raw(",\"clock\":"); w.integer(layer.clock)
+        w.raw(",\"floor\":"); w.integer(layer.floor)
         w.raw(",\"sequence\":"); w.integer(Int64(layer.sequence))
-        w.raw(",\"buffer\":[")
-        for (i, item) in layer.buffer.items.enumerated() {
+        w.raw(",\"buffer\":")
+        Self.write(layer.buffer, into: &w)
+        w.raw(",\"lanes\":[")
+        let names = layer.lanes.isEmpty ? [:] : layer.deviceIndex.reduce(into: [Int: String]()) { $0[$1.value] = $1.key }
+        for (i, device) in layer.lanes.keys.sorted().enumerated() {
+            let lane = layer.lanes[device]!
             if i > 0 { w.raw(",") }
-            w.raw("{\"sequence\":"); w.integer(Int64(item.sequence))
-            w.raw(",\"input\":"); Self.write(item.input, into: &w)
+            w.raw("{\"device\":"); w.string(names[device]!)
+            w.raw(",\"newest\":"); w.integer(lane.newest)
+            w.raw(",\"buffer\":"); Self.write(lane.buffer, into: &w)
             w.raw("}")
         }
         w.raw("],\"trackers\":[")
@@ -37,6 +44,11 @@ extension PresenceEngine {
             for k in t.filter.head..<t.filter.samples.count {
                 if k > t.filter.head { w.raw(",") }
                 w.raw("["); w.integer(t.filter.samples[k].time); w.raw(","); w.integer(Int64(t.filter.samples[k].rssi)); w.raw("]")
+            }
+            w.raw("],\"strong\":[")
+            for (k, time) in t.strongReadings.enumerated() {
+                if k > 0 { w.raw(",") }
+                w.integer(time)
             }
             w.raw("],\"delayed\":[")
             for (k, r) in (delayed[key] ?? []).enumerated() {
@@ -65,18 +77,19 @@ extension PresenceEngine {
         layer.newestTime = try int(value["newest"], "newest")
         layer.clock = try int(value["clock"], "clock")
         layer.sequence = Int(try int(value["sequence"], "sequence"))
-        for element in value["buffer"]?.arrayElements ?? [] {
-            guard let line = element.value["input"]?.compactText else { continue }
-            let parsed = Array(line.utf8).withUnsafeBufferPointer { buffer in
-                Result { () throws(EventError) in try EventParser.parsePresenceInput(line: buffer, fallbackID: "") }
+        layer.floor = value["floor"]?.integerValue ?? Int64.min
+        // Devices behind the stream first, in their order, so that they end in that order.
+        for element in value["lanes"]?.arrayElements ?? [] {
+            guard let device = element.value["device"]?.stringValue else {
+                throw PresenceError("a saved presence lane lacks its device; start with a new state file")
             }
-            let input: InputEvent
-            switch parsed {
-            case .success(let i): input = i
-            case .failure(let error): throw PresenceError("a saved presence input does not parse: \(error.message)")
-            }
-            layer.buffer.push(PresenceLayer.Buffered(time: input.time.milliseconds, sequence: Int(try int(element.value["sequence"], "sequence")), input: input))
+            var lane = PresenceLane()
+            lane.newest = try int(element.value["newest"], "newest")
+            lane.buffer = try Self.buffer(element.value["buffer"], layer: &layer)
+            let index = layer.register(device)
+            layer.lanes[index] = lane
         }
+        layer.buffer = try Self.buffer(value["buffer"], layer: &layer)
         var delayed: [PresenceKey: [DelayedRecord]] = [:]
         for element in value["trackers"]?.arrayElements ?? [] {
             let v = element.value
@@ -103,6 +116,7 @@ extension PresenceEngine {
                 guard pair.count == 2, let time = pair[0].value.integerValue, let rssi = pair[1].value.integerValue else { continue }
                 t.filter.add(rssi: Int(rssi), at: time)
             }
+            t.strongReadings = (v["strong"]?.arrayElements ?? []).compactMap { $0.value.integerValue }
             for r in v["delayed"]?.arrayElements ?? [] {
                 guard let eid = r.value["eid"]?.stringValue, let event = r.value["event"]?.stringValue, let fireDate = r.value["fireDate"]?.integerValue else { continue }
                 delayed[key, default: []].append(DelayedRecord(eid: eid, event: event, fireDate: fireDate))
@@ -115,6 +129,36 @@ extension PresenceEngine {
         layer.rebuildZones()
         self.layer = layer
         self.delayed = delayed
+    }
+
+    /// A reorder buffer as a JSON array of `{"sequence":N,"input":LINE}`.
+    static func write(_ buffer: MinHeap<PresenceLayer.Buffered>, into w: inout JSONWriter) {
+        w.raw("[")
+        for (i, item) in buffer.items.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.raw("{\"sequence\":"); w.integer(Int64(item.sequence))
+            w.raw(",\"input\":"); write(item.input, into: &w)
+            w.raw("}")
+        }
+        w.raw("]")
+    }
+
+    /// A reorder buffer back from `write(_:into:)`, its devices registered in `layer`.
+    static func buffer(_ value: JSONValue?, layer: inout PresenceLayer) throws(PresenceError) -> MinHeap<PresenceLayer.Buffered> {
+        var buffer = MinHeap<PresenceLayer.Buffered>()
+        for element in value?.arrayElements ?? [] {
+            guard let line = element.value["input"]?.compactText, let sequence = element.value["sequence"]?.integerValue else { continue }
+            let parsed = Array(line.utf8).withUnsafeBufferPointer { bytes in
+                Result { () throws(EventError) in try EventParser.parsePresenceInput(line: bytes, fallbackID: "") }
+            }
+            switch parsed {
+            case .success(let input):
+                let device = layer.lanesPerDevice ? layer.register(PresenceKey(of: input).device) : -1
+                buffer.push(PresenceLayer.Buffered(time: input.time.milliseconds, sequence: Int(sequence), input: input, device: device))
+            case .failure(let error): throw PresenceError("a saved presence input does not parse: \(error.message)")
+            }
+        }
+        return buffer
     }
 
     /// An input as the event line it came from (times as epoch ms), for the snapshot's buffer.

@@ -25,6 +25,9 @@ package struct PresenceTracker: Sendable {
     /// Dwell due times (ms) of the open stay, not yet fired, ascending.
     var pendingDwells: [(due: Int64, dwell: Int64)] = []
     var filter: RunningAverageRSSI
+    /// The times (ms) of the latest readings that reached `enterRSSI`, at most `enterReadings` of
+    /// them: the evidence a stay needs before it starts.
+    var strongReadings: [Int64] = []
 
     package init(settings: PresenceSettings) {
         filter = RunningAverageRSSI(windowMilliseconds: settings.smoothingWindowMilliseconds)
@@ -40,11 +43,16 @@ package struct PresenceTracker: Sendable {
         case dwell(id: String, time: Int64, dwell: Int64)
     }
 
-    /// A raw sighting. Starts a stay when the smoothed RSSI reaches `enterRSSI` (with enough samples),
-    /// keeps an open one alive while it stays at or above `exitRSSI`.
+    /// A raw sighting. Starts a stay when the smoothed RSSI reaches `enterRSSI` (with enough samples,
+    /// and `enterReadings` readings that reached it within `enterWindow`), keeps an open one alive
+    /// while it stays at or above `exitRSSI`.
     package mutating func sighting(_ s: Sighting, settings: PresenceSettings) -> Change? {
         let t = s.time.milliseconds
         filter.add(rssi: s.rssi, at: t)
+        if s.rssi >= settings.enterRSSI {
+            strongReadings.append(t)
+            if strongReadings.count > settings.enterReadings { strongReadings.removeFirst(strongReadings.count - settings.enterReadings) }
+        }
         guard let smoothed = filter.value else { return nil }
         if s.locale != nil { locale = s.locale }
         if isInside {
@@ -57,12 +65,19 @@ package struct PresenceTracker: Sendable {
             }
             return nil
         }
-        guard filter.count >= settings.minimumSamples, smoothed >= Double(settings.enterRSSI) else { return nil }
+        guard filter.count >= settings.minimumSamples, smoothed >= Double(settings.enterRSSI),
+              hasEvidence(at: t, settings: settings) else { return nil }
         open(at: t, id: s.id)
         presentUntil = t
         lastID = s.id
         lastIsGivenExit = false
         return .enter(id: s.id + "+enter", time: t)
+    }
+
+    /// Whether `enterReadings` readings reached `enterRSSI` in the `enterWindow` that ends at `t`.
+    func hasEvidence(at t: Int64, settings: PresenceSettings) -> Bool {
+        let needed = settings.enterReadings
+        return strongReadings.count >= needed && strongReadings[strongReadings.count - needed] >= t - settings.enterWindowMilliseconds
     }
 
     /// A given enter or exit, with flicker control: an enter while a stay is open (inside, or a

@@ -44,6 +44,15 @@ package struct RunningAverageRSSI: Sendable, Equatable {
         return mean(from: first)
     }
 
+    /// What a receiver that fell silent last heard: the smoothed value as of its last reading, or
+    /// the median of its last three readings if that is lower (a signal that faded before it went
+    /// silent is taken where it ended, not at the average of the fade). nil before any reading.
+    package var lastHeard: Double? {
+        guard let smoothed = value else { return nil }
+        let recent = samples[Swift.max(head, samples.count - 3)...].map(\.rssi).sorted()
+        return Swift.min(smoothed, Double(recent[recent.count / 2]))
+    }
+
     private func mean(from first: Int) -> Double? {
         let n = samples.count - first
         guard n > 0 else { return nil }

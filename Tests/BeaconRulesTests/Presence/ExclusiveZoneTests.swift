@@ -73,14 +73,30 @@ struct ExclusiveZoneTests {
             case .dwell: "dwell"
             }
         }
-        // Placed after one smoothing window (10 s); the move comes once room 2's smoothed signal
+        // Placed one smoothing window (10 s) after room 1's gate opened on its third reading (1 s);
+        // the move comes once room 2's smoothed signal
         // has led by 3 dB for 5 s (the window lags the step by a few seconds); the room left
         // exits at the move, not after the exit timeout; the last one 30 s after the last reading (172.6 s).
         #expect(changes.count == 4, "\(changes)")
-        #expect(changes.first == "enter 1 10")
+        #expect(changes.first == "enter 1 11")
         let move = try #require(changes.dropFirst().first.flatMap { Int($0.split(separator: " ")[2]) })
         #expect((146...155).contains(move), "\(changes)")
         #expect(Array(changes.dropFirst()) == ["exit 1 \(move)", "enter 2 \(move)", "exit 2 202"], "\(changes)")
+    }
+
+    @Test func aDropOutOfTheRoomTheSubjectIsInDoesNotMoveItToAWeakerRoom() throws {
+        // Five minutes: room 1 at -80 dBm with a 20 s drop-out every 40 s (shorter than the exit
+        // timeout), room 2 heard throughout at -88. The subject stays in room 1: one stay, where
+        // a silent room 1 counted as no signal at all would give room 2 a stay in every drop-out.
+        var lines: [String] = []
+        for tenth in stride(from: 0, to: 3000, by: 5) {
+            let t = Double(tenth) / 10
+            if t.truncatingRemainder(dividingBy: 40) < 20 { lines.append(Self.sighting(t, room: 1, rssi: -80)) }
+            lines.append(Self.sighting(t + 0.2, room: 2, rssi: -88))
+        }
+        let run = try R(campaigns: Self.campaigns, lines: lines) { $0.exclusiveZones = .device }
+        #expect(run.field("campaign", of: run.kind("notification")) == ["room-1"])
+        #expect(run.enters == 1 && run.exits == 1)
     }
 
     @Test func settingsFileSetsTheSubjectMarginAndHoldAndNamesMistakes() throws {

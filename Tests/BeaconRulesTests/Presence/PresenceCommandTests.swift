@@ -45,7 +45,7 @@ struct PresenceCommandTests {
         let folder = Paths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let campaigns = write(campaign, "log.json", in: folder)
-        let late = flicker + PresenceRun.given("enter", "2016-05-10T16:09:00Z", id: "late", device: "d-2") + "\n"
+        let late = flicker + PresenceRun.given("enter", "2016-05-10T16:09:00Z", id: "late") + "\n"
         let result = try CommandRunner.run(["replay", "--presence", "--max-lateness", "30", "--campaigns", campaigns, "--locales", Paths.locales], stdin: late)
         #expect(result.status == 1)
         #expect(result.stderr.contains(#""line":5,"message":"event time 2016-05-10T16:09:00Z is 1 min before the newest event time"#), "\(result.stderr)")

@@ -27,7 +27,7 @@ struct PresenceScoreTests {
         // Every logged stay found; at most two false stays, none longer than a walk past a
         // doorway (60 s); at most one extra stay per logged one.
         #expect(f["stays"] == 20 && f["found"] == 20 && f["missed"] == 0, "\(result.stdout)")
-        #expect((f["false"] ?? 99) <= 2, "\(result.stdout)")
+        #expect((f["false"] ?? 99) <= 1, "\(result.stdout)")
         #expect((f["longest"] ?? 0) <= 60, "\(result.stdout)")
         #expect((f["most"] ?? 99) <= 1, "\(result.stdout)")
     }

@@ -51,7 +51,8 @@ struct SightingTests {
         #expect(exit["trigger"]?.stringValue == "exit")
         // The id comes from the last qualifying sighting; fireDate is that sighting's time + 30 s.
         #expect(exit["event"]?.stringValue?.hasSuffix("+exit") == true)
-        #expect(run.records.first?["event"]?.stringValue == "t:2+enter")
+        // The stay starts on the third reading at or over -85 dBm (the evidence to enter).
+        #expect(run.records.first?["event"]?.stringValue == "t:3+enter")
     }
 
     @Test func signalBetweenTheThresholdsNeitherEntersNorEnds() throws {
