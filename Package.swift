@@ -12,6 +12,10 @@ let package = Package(
     products: [
         .library(name: "BeaconRules", targets: ["BeaconRules"]),
         .library(name: "BeaconRulesService", targets: ["BeaconRulesService"]),
+        // PostgreSQL state for `RulesService` (`StateStorage.postgres`): a product of its own, so
+        // that an embedder keeping state in memory or SQLite compiles no PostgresNIO, NIOSSL or
+        // swift-crypto (ARCHITECTURE.md, "Pay for what you use").
+        .library(name: "BeaconRulesPostgres", targets: ["BeaconRulesPostgres"]),
         .executable(name: "beaconrules", targets: ["beaconrules"]),
         .executable(name: "beaconrules-bench", targets: ["beaconrules-bench"]),
         .executable(name: "beaconrules-load", targets: ["beaconrules-load"]),
@@ -49,10 +53,12 @@ let package = Package(
         .target(name: "BeaconRulesStore", dependencies: ["BeaconRules", "CSQLite"], swiftSettings: strict),
         // Durable state in PostgreSQL, shared by many `serve` instances: the same contract as the
         // SQLite store, one transaction per batch with a lock per device (docs/serve.md, "Scaling out").
+        // Above the server and the service, never below them: it adds its store to both
+        // (`StateLog`, `StateStorage.postgres`), so neither compiles PostgresNIO.
         .target(
             name: "BeaconRulesPostgres",
             dependencies: [
-                "BeaconRules", "BeaconRulesStore",
+                "BeaconRules", "BeaconRulesStore", "BeaconRulesServer", "BeaconRulesService",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -65,7 +71,7 @@ let package = Package(
         .target(
             name: "BeaconRulesServer",
             dependencies: [
-                "BeaconRules", "BeaconRulesStore", "BeaconRulesPostgres",
+                "BeaconRules", "BeaconRulesStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,10 +82,11 @@ let package = Package(
         ),
         // BeaconRules for a backend: one actor around the line pipeline, campaigns from files or
         // memory, state in memory or in the same SQLite file as `serve`, a lifecycle `Service`.
+        // No PostgresNIO, NIOSSL, swift-crypto or Hummingbird in its closure (ProductClosureTests).
         .target(
             name: "BeaconRulesService",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer", "BeaconRulesPostgres",
+                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,13 +1,13 @@
-public import BeaconRules
+package import BeaconRules
 
 /// The campaigns and locales the server answers with, as loaded from files.
-public struct Catalog: Sendable {
-    public var campaigns: CampaignSet
-    public var locales: LocaleTable
+package struct Catalog: Sendable {
+    package var campaigns: CampaignSet
+    package var locales: LocaleTable
     /// Warnings found while loading, for the reload log line.
-    public var warnings: [String]
+    package var warnings: [String]
 
-    public init(campaigns: CampaignSet, locales: LocaleTable, warnings: [String] = []) {
+    package init(campaigns: CampaignSet, locales: LocaleTable, warnings: [String] = []) {
         self.campaigns = campaigns
         self.locales = locales
         self.warnings = warnings
@@ -15,12 +15,12 @@ public struct Catalog: Sendable {
 }
 
 /// Campaign or locale files that do not load: every problem, with its file and line.
-public struct CatalogError: Error, Sendable, CustomStringConvertible {
-    public var problems: [String]
+package struct CatalogError: Error, Sendable, CustomStringConvertible {
+    package var problems: [String]
 
-    public init(problems: [String]) {
+    package init(problems: [String]) {
         self.problems = problems
     }
 
-    public var description: String { problems.joined(separator: "; ") }
+    package var description: String { problems.joined(separator: "; ") }
 }

@@ -1,6 +1,5 @@
 import BeaconRules
 import BeaconRulesStore
-import BeaconRulesPostgres
 import Foundation
 import Logging
 import NIOCore
@@ -52,9 +51,10 @@ final class EngineOwner: Sendable {
     }
 
     /// With `--state postgres://...`: as with a state file, the database shared with other
-    /// instances (each transaction locks its devices first).
-    init(
-        campaigns: CampaignSet, locales: LocaleTable, postgres store: sending PostgresStateStore, format: OutputFormat = .records,
+    /// instances (each transaction locks its devices first). The store is made elsewhere
+    /// (BeaconRulesPostgres), so that the server compiles no database driver.
+    init<Store: SuppressionStore & StateLog>(
+        campaigns: CampaignSet, locales: LocaleTable, shared store: sending Store, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
         thread = DatabaseOwner(OwnerLoop(
@@ -225,9 +225,11 @@ final class FileOwner: OwnerThread, @unchecked Sendable {
 }
 
 /// `@unchecked Sendable`: as `FileOwner`, on the thread that owns the database connection.
-final class DatabaseOwner: OwnerThread, @unchecked Sendable {
-    let loop: OwnerLoop<PostgresStateStore, PostgresStateStore>
-    init(_ loop: OwnerLoop<PostgresStateStore, PostgresStateStore>) { self.loop = loop }
+/// Generic over the database's store, which the server does not know by name (BeaconRulesPostgres
+/// makes it): unlike `FileOwner`'s, its loop is not specialized for its store.
+final class DatabaseOwner<Store: SuppressionStore & StateLog>: OwnerThread, @unchecked Sendable {
+    let loop: OwnerLoop<Store, Store>
+    init(_ loop: OwnerLoop<Store, Store>) { self.loop = loop }
     func run(_ mailbox: Mailbox) { loop.run(mailbox) }
     func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
     func tickIfDue() { loop.tickIfDue() }

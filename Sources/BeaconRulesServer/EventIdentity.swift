@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 
 /// The id given to an event that arrives on a connection without its own `id`.
 ///
@@ -7,9 +7,9 @@ public import BeaconRules
 /// instead (device, type, beacon, time, locale): the same event resent after a crash gets the same
 /// id and so the same answer. Two events that say exactly the same thing are taken as one.
 /// Clients that need their own ids in the records should send `id`.
-public enum EventIdentity {
+package enum EventIdentity {
     /// `input` with its content-derived id in place of the empty one it was parsed with.
-    public static func identified(_ input: InputLine) -> InputLine {
+    package static func identified(_ input: InputLine) -> InputLine {
         switch input {
         case .beacon(var event):
             event.id = id(of: event)
@@ -24,12 +24,12 @@ public enum EventIdentity {
     }
 
     /// `auto-` and 32 hex digits: a 128-bit FNV-1a hash of the event's fields.
-    public static func id(of event: BeaconEvent) -> String {
+    package static func id(of event: BeaconEvent) -> String {
         id(device: event.device, type: event.kind.name, beacon: event.beacon, time: event.time, locale: event.locale)
     }
 
     /// The same for a sighting; its RSSI is part of what it says.
-    public static func id(of sighting: Sighting) -> String {
+    package static func id(of sighting: Sighting) -> String {
         id(device: sighting.device, type: "sighting\u{0}" + String(sighting.rssi), beacon: sighting.beacon, time: sighting.time, locale: sighting.locale)
     }
 
@@ -57,7 +57,7 @@ public enum EventIdentity {
 
     /// A response's id from what it says (device, record, action, button, time, and the text
     /// typed when there is one): a resent response gets the same id, and so the same answer.
-    public static func id(of response: ResponseEvent) -> String {
+    package static func id(of response: ResponseEvent) -> String {
         var bytes: [UInt8] = [0x72] // `r`: a response never shares an id with an event
         var parts = [response.device, response.notification, response.action.rawValue, response.actionId ?? "", String(response.time.milliseconds)]
         // Only when given, so that the ids of responses without text stay what they were.

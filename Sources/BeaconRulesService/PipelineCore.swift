@@ -1,6 +1,6 @@
 import Foundation
-import BeaconRules
-import BeaconRulesServer
+package import BeaconRules
+package import BeaconRulesServer
 import BeaconRulesStore
 
 /// The service's one `LinePipeline`, behind a protocol so that the service is not generic over
@@ -8,7 +8,7 @@ import BeaconRulesStore
 /// periodic work settled, committed, and only then the outcomes returned.
 ///
 /// Not thread-safe: the service's actor makes every call.
-protocol ServiceCore: AnyObject {
+package protocol ServiceCore: AnyObject {
     /// `identified`: the line's id names the event (an id seen again is answered as before).
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
@@ -18,10 +18,10 @@ protocol ServiceCore: AnyObject {
     func held() -> HeldState
 }
 
-final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
+package final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
     private let pipeline: LinePipeline<Store, Log, ServiceOutput>
 
-    init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention) throws {
+    package init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention) throws {
         pipeline = LinePipeline(
             engine: PresenceEngine(engine: RulesEngine(campaigns: catalog.campaigns, locales: catalog.locales, store: store), settings: presence),
             log: log, output: ServiceOutput(), logsPresenceInput: true, retention: retention)
@@ -29,7 +29,7 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
         try pipeline.loadPresence()
     }
 
-    func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput {
+    package func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput {
         pipeline.output.outcomes.removeAll(keepingCapacity: true)
         pipeline.output.unhandled.removeAll()
         do {
@@ -60,19 +60,19 @@ final class PipelineCore<Store: SuppressionStore, Log: StateLog>: ServiceCore {
         return pipeline.output
     }
 
-    func reload(_ catalog: RulesCatalog) {
+    package func reload(_ catalog: RulesCatalog) {
         pipeline.reload(campaigns: catalog.campaigns, locales: catalog.locales)
     }
 
-    func explain(_ event: BeaconEvent) -> [Explanation] {
+    package func explain(_ event: BeaconEvent) -> [Explanation] {
         Explanation.all(pipeline.engine.engine, event)
     }
 
-    func close() {
+    package func close() {
         pipeline.log.close()
     }
 
-    func held() -> HeldState {
+    package func held() -> HeldState {
         HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.indexedCount(), fileBytes: pipeline.log.fileBytes)
     }
 }

@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Durable engine state in one SQLite file: the suppression and once-only state per
 /// (device, campaign), and a line pipeline's `AnswerLog`: the answered events with the records
@@ -18,9 +18,9 @@ public import BeaconRules
 ///
 /// Not `Sendable`: one owner makes every call. The file is locked while it is open (`flock` on
 /// `<file>.lock`), so a second process cannot interleave its own changes.
-public final class SQLiteStateStore: SuppressionStore {
+package final class SQLiteStateStore: SuppressionStore {
     /// The file, or `:memory:`.
-    public let path: String
+    package let path: String
     let db: SQLiteConnection
     /// Nil for `:memory:`, which nobody else can open.
     private let lock: StateFileLock?
@@ -33,9 +33,9 @@ public final class SQLiteStateStore: SuppressionStore {
     /// the WAL (4 KiB a frame) when the checkpointer cannot keep up.
     let walLimitFrames: Int
     /// Checkpoints run by commits because the WAL passed `walLimitFrames`.
-    public private(set) var inlineCheckpoints = 0
+    package private(set) var inlineCheckpoints = 0
     /// Checkpoints the owner ran between commits to copy back the last frames (`checkpointStep`).
-    public private(set) var checkpointSteps = 0
+    package private(set) var checkpointSteps = 0
     /// Set by a commit that left the last frames to the owner's `checkpointStep()`.
     private(set) var checkpointStepDue = false
     /// Times the WAL was seen to start over, and its length after the last commit: a checkpoint
@@ -86,7 +86,7 @@ public final class SQLiteStateStore: SuppressionStore {
     private(set) var failure: StoreError?
     /// Answered events in the file: counted once at open, then kept up to date by `remember`,
     /// `commit` and `rollback` (the metrics read it once a second; a count(*) would scan the table).
-    public internal(set) var heldAnswers = 0
+    package internal(set) var heldAnswers = 0
     /// Answers remembered in the open transaction, added to `heldAnswers` when it commits.
     var pendingAnswers = 0
 
@@ -99,29 +99,29 @@ public final class SQLiteStateStore: SuppressionStore {
     static let cacheKiB = 65_536
 
     /// Frames in the WAL (4 KiB each) before the checkpointer is asked to copy them back.
-    public static let walCheckpointFrames = 1024
+    package static let walCheckpointFrames = 1024
     /// Frames past which a commit checkpoints itself: 64 MiB of WAL.
-    public static let walLimitFrames = 16_384
+    package static let walLimitFrames = 16_384
     /// Frames left to copy (those written while the checkpointer copied, or the last commit's if
     /// more) that the owner copies itself between two commits: 1 MiB of WAL at most, about a
     /// millisecond on this machine.
-    public static let walStepFrames = 256
+    package static let walStepFrames = 256
 
     /// How a state file is opened, beyond its path.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// SQLite's own checkpoints, inside the commits (as before the checkpointer thread), instead
         /// of `WALCheckpointer`'s: for `scripts/serve-benchmark.sh` to compare both in one run.
-        public var checkpointsInCommits = false
+        package var checkpointsInCommits = false
         /// No checkpointer thread: the owner copies the WAL back itself, between two commits,
         /// every `walStepFrames` frames (`checkpointStep()`), so no checkpoint's fsync of the file
         /// runs while a commit syncs the WAL: for `scripts/serve-benchmark.sh` to compare.
-        public var checkpointsBetweenCommits = false
+        package var checkpointsBetweenCommits = false
 
-        public init() {}
+        package init() {}
     }
 
     /// Opens (or creates) the state file at `path`.
-    public convenience init(path: String, options: Options = Options()) throws(StoreError) {
+    package convenience init(path: String, options: Options = Options()) throws(StoreError) {
         let owner = options.checkpointsBetweenCommits && !options.checkpointsInCommits
         try self.init(
             path: path, walCheckpointFrames: options.checkpointsInCommits ? 0 : owner ? Self.walStepFrames : Self.walCheckpointFrames,
@@ -139,7 +139,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// A state that lives only as long as this object (the server without `--state`).
-    public static func inMemory() throws(StoreError) -> SQLiteStateStore {
+    package static func inMemory() throws(StoreError) -> SQLiteStateStore {
         try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"), lock: nil, walCheckpointFrames: 0, walLimitFrames: 0)
     }
 
@@ -205,24 +205,24 @@ public final class SQLiteStateStore: SuppressionStore {
     deinit { close() }
 
     /// Checkpoints run by the checkpointer's thread so far.
-    public var backgroundCheckpoints: Int { checkpointer?.state.checkpoints ?? 0 }
+    package var backgroundCheckpoints: Int { checkpointer?.state.checkpoints ?? 0 }
 
     /// What the WAL has seen so far: running totals for the metrics and the log.
-    public struct WALActivity: Sendable {
+    package struct WALActivity: Sendable {
         /// Checkpoints that copied the WAL back (the checkpointer's and the commits' own).
-        public var checkpoints = 0
+        package var checkpoints = 0
         /// Checkpoints that failed, and the last failure.
-        public var failedCheckpoints = 0
-        public var lastFailure: StoreError?
+        package var failedCheckpoints = 0
+        package var lastFailure: StoreError?
         /// Bytes the commits wrote to the WAL (whole pages; a page changed by many events of one
         /// commit is written once).
-        public var bytesWritten = 0
+        package var bytesWritten = 0
 
-        public init() {}
+        package init() {}
     }
 
     /// Nil for `:memory:`, which has no WAL.
-    public var walActivity: WALActivity? {
+    package var walActivity: WALActivity? {
         if path == ":memory:" { return nil }
         var activity = WALActivity()
         let background = checkpointer?.state ?? WALCheckpointer.Progress()
@@ -301,7 +301,7 @@ public final class SQLiteStateStore: SuppressionStore {
     /// transactions: `serve` calls it once the replies of a commit are sent, and `begin()` if
     /// nobody did. One PASSIVE checkpoint of at most a few hundred frames; a failure is counted
     /// as the commits' own checkpoints' are, and the checkpointer is asked again later.
-    public func checkpointStep() {
+    package func checkpointStep() {
         guard checkpointStepDue, !inTransaction else { return }
         checkpointStepDue = false
         do throws(StoreError) {
@@ -358,7 +358,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Finalizes the statements and closes the file (also done on deinit).
-    public func close() {
+    package func close() {
         if inTransaction { rollback() }
         for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
             statement.finalize()
@@ -372,7 +372,7 @@ public final class SQLiteStateStore: SuppressionStore {
     // MARK: - Transactions
 
     /// Starts a transaction; every change until `commit()` becomes durable together, or not at all.
-    public func begin() throws(StoreError) {
+    package func begin() throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
         checkpointStep()
         try db.execute("BEGIN IMMEDIATE")
@@ -383,7 +383,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Makes every change since `begin()` durable. On any failure in the transaction, nothing of
     /// it is kept and the error says why.
-    public func commit() throws(StoreError) {
+    package func commit() throws(StoreError) {
         precondition(inTransaction, "commit() without begin()")
         if let failure {
             rollback()
@@ -407,7 +407,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Forgets every change since `begin()`.
-    public func rollback() {
+    package func rollback() {
         try? db.execute("ROLLBACK")
         inTransaction = false
         failure = nil
@@ -422,7 +422,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     // MARK: - Suppression state
 
-    public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
+    package func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         if failure != nil { return nil }
         defer { selectFiring.reset() }
         selectFiring.bind(1, device)
@@ -438,7 +438,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// One statement for all of an event's candidates: the device's rows (a few, side by side
     /// in the key order) are read once, where a `lastFiring` per candidate ran one each.
-    public func lastFirings(_ device: String, _ campaigns: UnsafeBufferPointer<CampaignID>, into times: UnsafeMutablePointer<Int64?>) {
+    package func lastFirings(_ device: String, _ campaigns: UnsafeBufferPointer<CampaignID>, into times: UnsafeMutablePointer<Int64?>) {
         for k in campaigns.indices { times[k] = nil }
         if failure != nil || campaigns.isEmpty { return }
         if campaigns.count == 1 {
@@ -459,7 +459,7 @@ public final class SQLiteStateStore: SuppressionStore {
         }
     }
 
-    public func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
+    package func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         if failure != nil { return }
         defer { upsertFiring.reset() }
         upsertFiring.bind(1, device)
@@ -472,7 +472,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// The records (JSON lines, each ending in `\n`) this event id was answered with, or nil when
     /// the id is new. Sees the open transaction's own answers too.
-    public func answer(event id: String) -> [UInt8]? {
+    package func answer(event id: String) -> [UInt8]? {
         if failure != nil { return nil }
         defer { selectAnswer.reset() }
         selectAnswer.bind(1, id)
@@ -486,7 +486,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Logs the answer to a new event id: its records as JSON lines, each ending in `\n`.
-    public func remember(event id: String, records: [UInt8]) {
+    package func remember(event id: String, records: [UInt8]) {
         if failure != nil { return }
         _ = insert(event: id, stored: records)
     }
@@ -524,7 +524,7 @@ public final class SQLiteStateStore: SuppressionStore {
     // MARK: - Presence (serve)
 
     /// Keeps the presence layer's snapshot (one per file), in the open transaction.
-    public func savePresence(_ snapshot: [UInt8]) {
+    package func savePresence(_ snapshot: [UInt8]) {
         if failure != nil { return }
         do {
             let statement = try db.prepare("INSERT OR REPLACE INTO presence (id, snapshot) VALUES (1, ?1)")
@@ -535,7 +535,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// The presence snapshot kept by `savePresence`, if any.
-    public func loadPresence() throws(StoreError) -> [UInt8]? {
+    package func loadPresence() throws(StoreError) -> [UInt8]? {
         let statement = try db.prepare("SELECT snapshot FROM presence WHERE id = 1")
         defer { statement.finalize() }
         return try statement.step() ? statement.blob(0) : nil
@@ -543,7 +543,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Appends records that fired on the clock (no request line to answer) to the outbox, in the
     /// open transaction.
-    public func appendOutbox(_ records: [UInt8]) {
+    package func appendOutbox(_ records: [UInt8]) {
         if failure != nil || records.isEmpty { return }
         do {
             let statement = try db.prepare("INSERT INTO outbox (records, at) VALUES (?1, ?2)")
@@ -555,7 +555,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Outbox entries after sequence number `after`, oldest first: (seq, records as JSON lines).
-    public func outbox(after: Int64, limit: Int = 1000) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
+    package func outbox(after: Int64, limit: Int = 1000) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
         let statement = try db.prepare("SELECT seq, records FROM outbox WHERE seq > ?1 ORDER BY seq LIMIT \(limit)")
         defer { statement.finalize() }
         statement.bind(1, after)
@@ -567,7 +567,7 @@ public final class SQLiteStateStore: SuppressionStore {
     // MARK: - Inspection
 
     /// Every (device, campaign) firing, sorted by device then campaign.
-    public func firings() throws(StoreError) -> [FiringEntry] {
+    package func firings() throws(StoreError) -> [FiringEntry] {
         let statement = try db.prepare("SELECT device, campaign, time FROM firing ORDER BY device, campaign")
         defer { statement.finalize() }
         var entries: [FiringEntry] = []
@@ -580,7 +580,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Every answered event id with its records, sorted by id.
-    public func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
+    package func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
         let statement = try db.prepare("SELECT event, records FROM answered ORDER BY event")
         defer { statement.finalize() }
         var rows: [(event: String, records: [UInt8])] = []

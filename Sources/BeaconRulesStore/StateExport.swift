@@ -1,20 +1,20 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Everything a state holds, as rows, to move it to another store (`beaconrules state copy`).
-public struct StateExport: Sendable {
-    public var firings: [FiringEntry] = []
+package struct StateExport: Sendable {
+    package var firings: [FiringEntry] = []
     /// Answered event ids, their records and when they were given (ms, the answer retention's clock).
-    public var answers: [(event: String, records: [UInt8], at: Int64)] = []
-    public var ledger: [(key: String, line: [UInt8])] = []
-    public var presence: [UInt8]?
-    public var outbox: [(seq: Int64, records: [UInt8], at: Int64)] = []
+    package var answers: [(event: String, records: [UInt8], at: Int64)] = []
+    package var ledger: [(key: String, line: [UInt8])] = []
+    package var presence: [UInt8]?
+    package var outbox: [(seq: Int64, records: [UInt8], at: Int64)] = []
 
-    public init() {}
+    package init() {}
 }
 
 extension SQLiteStateStore {
     /// Every row of the file, read in one transaction.
-    public func export() throws(StoreError) -> StateExport {
+    package func export() throws(StoreError) -> StateExport {
         var export = StateExport()
         try begin()
         defer { rollback() }

@@ -123,7 +123,7 @@ struct Serve: AsyncParsableCommand {
             if let url = stateFile, PostgresLocation.isURL(url) {
                 let store = try PostgresStateStore(location: StateURL.location(url, passwordFile: statePasswordFile), logger: logger)
                 server = BeaconServer(
-                    configuration: configuration, catalog: loaded, postgres: store,
+                    configuration: configuration, catalog: loaded, shared: store,
                     loadCatalog: { catalog.reload() }, logger: logger, onListening: onListening)
             } else {
                 var options = SQLiteStateStore.Options()
