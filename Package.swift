@@ -11,7 +11,11 @@ let package = Package(
     name: "BeaconRules",
     products: [
         .library(name: "BeaconRules", targets: ["BeaconRules"]),
-        .library(name: "BeaconRulesService", targets: ["BeaconRulesService"]),
+        // Static, not automatic: SwiftPM builds a root package's automatic library product only
+        // with everything else (`swift build --product` refuses it), so this is what lets
+        // `swift build -c release --product BeaconRulesService` build the service alone. To a
+        // package that depends on it, static and automatic link the same way.
+        .library(name: "BeaconRulesService", type: .static, targets: ["BeaconRulesService"]),
         // PostgreSQL state for `RulesService` (`StateStorage.postgres`): a product of its own, so
         // that an embedder keeping state in memory or SQLite compiles no PostgresNIO, NIOSSL or
         // swift-crypto (ARCHITECTURE.md, "Pay for what you use").

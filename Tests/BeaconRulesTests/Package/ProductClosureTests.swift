@@ -21,6 +21,15 @@ struct ProductClosureTests {
         #expect(modules.contains(.init(package: ModuleClosure.root, name: "BeaconRulesStore")))
     }
 
+    /// `swift build --product BeaconRulesService` builds the service alone only for a product of
+    /// an explicit type: for an automatic one SwiftPM builds every target of the package instead.
+    @Test func theServiceProductCanBeBuiltAloneByName() throws {
+        let products = try #require(try ManifestTests.dumpPackage()["products"] as? [[String: Any]])
+        let service = try #require(products.first { $0["name"] as? String == "BeaconRulesService" })
+        let library = try #require((service["type"] as? [String: Any])?["library"] as? [String])
+        #expect(library == ["static"])
+    }
+
     /// The walk sees what the rule forbids: PostgreSQL's product reaches the driver, its TLS and
     /// swift-crypto (through PostgresNIO's own manifest).
     @Test func thePostgresProductCompilesPostgresNIONIOSSLAndCrypto() throws {
