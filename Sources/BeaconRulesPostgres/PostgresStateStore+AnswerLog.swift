@@ -1,5 +1,5 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
@@ -7,7 +7,7 @@ import PostgresNIO
 /// outbox (the delivery ledger is in `PostgresStateStore+Ledger`), each written inside the open
 /// transaction when it changes.
 extension PostgresStateStore: AnswerLog {
-    public func savePresence(_ snapshot: [UInt8]) {
+    package func savePresence(_ snapshot: [UInt8]) {
         let bytes = ByteBuffer(bytes: snapshot)
         runNoting("INSERT INTO presence (id, snapshot) VALUES (1, \(bytes)) ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot")
     }
@@ -16,7 +16,7 @@ extension PostgresStateStore: AnswerLog {
     /// lock, taken by the first to ask and held until its connection ends (the instance stops,
     /// dies, or loses the database: then the next to ask takes it, with the state saved last).
     /// After a rollback the holder is told `.gained` again: it reads the saved state back.
-    public func claimPresence() throws(StoreError) -> PresenceClaim {
+    package func claimPresence() throws(StoreError) -> PresenceClaim {
         if presenceHeldOn != 0 && presenceHeldOn == session.connectionNumber {
             if !presenceStale { return .held }
             presenceStale = false
@@ -36,18 +36,18 @@ extension PostgresStateStore: AnswerLog {
         }
     }
 
-    public func loadPresence() throws(StoreError) -> [UInt8]? {
+    package func loadPresence() throws(StoreError) -> [UInt8]? {
         let rows = try session.run("SELECT snapshot FROM presence WHERE id = 1").rows
         return try decode(rows, "presence") { row in Array(try row.decode(ByteBuffer.self).readableBytesView) }.first
     }
 
-    public func appendOutbox(_ records: [UInt8]) {
+    package func appendOutbox(_ records: [UInt8]) {
         if records.isEmpty { return }
         let bytes = ByteBuffer(bytes: records)
         runNoting("INSERT INTO outbox (records, at) VALUES (\(bytes), \(clock))")
     }
 
-    public func outbox(after: Int64, limit: Int) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
+    package func outbox(after: Int64, limit: Int) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
         let rows = try session.run("SELECT seq, records FROM outbox WHERE seq > \(after) ORDER BY seq LIMIT \(Int64(limit))").rows
         return try decode(rows, "outbox") { row in
             let (seq, records) = try row.decode((Int64, ByteBuffer).self)

@@ -1,11 +1,12 @@
-public import BeaconRulesStore
+import BeaconRules
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
 extension PostgresStateStore {
     /// Writes `export` into this (empty) state in one transaction: `beaconrules state copy`.
     /// A state that already holds firings or answers is refused (a copy never merges).
-    public func importState(_ export: StateExport) throws(StoreError) {
+    package func importState(_ export: StateExport) throws(StoreError) {
         try begin()
         do throws(StoreError) {
             let counts = try session.run("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)").rows

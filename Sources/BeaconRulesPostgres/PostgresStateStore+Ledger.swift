@@ -1,5 +1,5 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
@@ -10,10 +10,10 @@ import PostgresNIO
 /// records its responses name (`ledgerLines(naming:)`, under the responses' device locks: a
 /// record's lines change only under its device's lock) and the ledger merges them in.
 extension PostgresStateStore {
-    public var isShared: Bool { true }
+    package var isShared: Bool { true }
 
     /// The saved ledger, or an empty one when none was saved yet.
-    public func loadLedger() throws(StoreError) -> DeliveryLedger {
+    package func loadLedger() throws(StoreError) -> DeliveryLedger {
         var ledger = DeliveryLedger()
         let rows = try session.run("SELECT key, line FROM ledger ORDER BY key").rows
         let lines = try decode(rows, "ledger") { row in try row.decode((String, ByteBuffer).self) }
@@ -38,7 +38,7 @@ extension PostgresStateStore {
     /// each name a delivery, their own or the one they repeat), then every line naming those
     /// deliveries. (Written as `key = ANY(...) OR delivery IN (...)`, PostgreSQL 15 scanned the
     /// whole table instead: 129 ms against 0.19 ms on a ledger of 400,000 lines.)
-    public func ledgerLines(naming recordIDs: [String]) throws(StoreError) -> [[UInt8]] {
+    package func ledgerLines(naming recordIDs: [String]) throws(StoreError) -> [[UInt8]] {
         if let failure { throw failure }
         let keys = Array(Set(recordIDs.flatMap(DeliveryLedger.lineKeys(naming:))))
         let rows = try session.run("""
@@ -50,7 +50,7 @@ extension PostgresStateStore {
 
     /// Saves changed ledger lines inside the open transaction: one upsert, one delete, and a
     /// statement per unhandled count that changed (rare: clicks no handler took).
-    public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
+    package func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
         if lines.isEmpty { return }
         if let failure { throw failure }
         let removed = lines.filter(\.isRemoval).map(\.key)
@@ -75,7 +75,7 @@ extension PostgresStateStore {
     /// for each of their ids (as `DeliveryLedger` writes them); tombstones written two windows
     /// before `cutoff` are deleted. What an instance holds in memory it forgets itself (the same rows,
     /// deleted again, change nothing); this step is for what no instance holds.
-    public func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws(StoreError) -> Int {
+    package func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws(StoreError) -> Int {
         if let failure { throw failure }
         let rows = try session.run("SELECT key, line FROM ledger WHERE key > \(ledgerSweep) ORDER BY key LIMIT \(Int64(limit))").rows
         var expired: [String: Int64] = [:], staleTombstones: [String] = []

@@ -1,5 +1,5 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 import PostgresNIO
 
 /// Retention in the database (SPEC section 5), as in the SQLite file: answers and outbox entries
@@ -7,9 +7,9 @@ import PostgresNIO
 /// by a sweep over `firing` in key order, a few hundred rows per commit. Space is given back by
 /// PostgreSQL's autovacuum.
 extension PostgresStateStore {
-    public func setClock(_ now: Timestamp) { clock = now.milliseconds }
+    package func setClock(_ now: Timestamp) { clock = now.milliseconds }
 
-    public func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
+    package func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         if let failure { throw failure }
         let cutoff = time.milliseconds, limit = Int64(limit)
         let answers = try session.run("""
@@ -24,7 +24,7 @@ extension PostgresStateStore {
     /// The next `limit` rows of `firing` after the last step's, those of them expired deleted.
     /// A row is deleted only with the time it was read with: a firing another instance recorded
     /// since (its device is not locked here) stays.
-    public func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
+    package func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
         guard let rows = runNoting("""
             SELECT device, campaign, time FROM firing WHERE (device, campaign) > (\(firingSweep.0), \(firingSweep.1))
             ORDER BY device, campaign LIMIT \(Int64(limit))

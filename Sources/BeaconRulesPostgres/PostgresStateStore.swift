@@ -1,6 +1,6 @@
-public import BeaconRules
-public import BeaconRulesStore
-public import Logging
+package import BeaconRules
+package import BeaconRulesStore
+package import Logging
 import NIOCore
 import PostgresNIO
 
@@ -16,8 +16,8 @@ import PostgresNIO
 /// lock (presence on the clock, `replay`) is locked and loaded when first read.
 ///
 /// Not `Sendable`: one owner makes every call, blocking on each query (never on an event loop).
-public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionStore {
-    public let location: PostgresLocation
+package final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionStore {
+    package let location: PostgresLocation
     let session: PostgresSession
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
@@ -56,7 +56,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
     var presenceStale = false
 
     /// Connects, and creates the schema in an empty database (or checks its version).
-    public init(location: PostgresLocation, logger: Logger) throws(StoreError) {
+    package init(location: PostgresLocation, logger: Logger) throws(StoreError) {
         self.location = location
         session = PostgresSession(location: location, logger: logger)
         try PostgresSchema.prepare(session)
@@ -64,21 +64,21 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     deinit { close() }
 
-    public func close() {
+    package func close() {
         if inTransaction { rollback() }
         session.drop()
     }
 
     // MARK: - Transactions
 
-    public func begin() throws(StoreError) {
+    package func begin() throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
         try session.run("BEGIN")
         inTransaction = true
         failure = nil
     }
 
-    public func commit() throws(StoreError) {
+    package func commit() throws(StoreError) {
         precondition(inTransaction, "commit() without begin()")
         if let failure {
             rollback()
@@ -98,7 +98,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     /// Forgets every change since `begin()`. A connection that was dropped has nothing to roll
     /// back (the server ended its transaction with it).
-    public func rollback() {
+    package func rollback() {
         if session.isConnected {
             do { try session.run("ROLLBACK") } catch { session.drop() }
         }
@@ -137,7 +137,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
     /// Locks `devices` for the rest of the transaction (those not locked yet, in the order of
     /// their hashes) and loads their firings, and loads the answers of event ids `ids`. Called
     /// once per transaction with all its lines' devices, before any is applied.
-    public func lock(devices batch: [String], answersOf ids: [String]) throws(StoreError) {
+    package func lock(devices batch: [String], answersOf ids: [String]) throws(StoreError) {
         if let failure { throw failure }
         var new = Set<String>()
         for device in batch where devices[device] == nil { new.insert(device) }
@@ -241,11 +241,11 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     // MARK: - Suppression state
 
-    public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
+    package func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         firings(of: device)?[campaign.canonical].map(Timestamp.init(milliseconds:))
     }
 
-    public func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
+    package func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         guard firings(of: device) != nil else { return }
         devices[device, default: [:]][campaign.canonical] = time.milliseconds
         changed[device, default: [:]][campaign.canonical] = time.milliseconds
@@ -253,7 +253,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     // MARK: - Answered events
 
-    public func answer(event id: String) -> [UInt8]? {
+    package func answer(event id: String) -> [UInt8]? {
         if let answer = answerCache[id] { return answer }
         if unanswered.contains(id) || failure != nil { return nil }
         do { try lock(devices: [], answersOf: [id]) } catch {
@@ -263,7 +263,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
         return answerCache[id]
     }
 
-    public func remember(event id: String, records: [UInt8]) {
+    package func remember(event id: String, records: [UInt8]) {
         if failure != nil { return }
         answerCache[id] = records
         unanswered.remove(id)
@@ -273,7 +273,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
     // MARK: - Inspection
 
     /// Every (device, campaign) firing, sorted by device then campaign.
-    public func firings() throws(StoreError) -> [FiringEntry] {
+    package func firings() throws(StoreError) -> [FiringEntry] {
         let rows = try session.run("SELECT device, campaign, time FROM firing ORDER BY device, campaign").rows
         return try decode(rows, "firing") { row in
             let (device, campaign, time) = try row.decode((String, String, Int64).self)
@@ -282,7 +282,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
     }
 
     /// Every answered event id with its records, sorted by id.
-    public func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
+    package func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
         let rows = try session.run("SELECT event, records FROM answered ORDER BY event").rows
         return try decode(rows, "answered") { row in
             let (event, records) = try row.decode((String, ByteBuffer).self)

@@ -1,5 +1,4 @@
 import BeaconRules
-import BeaconRulesPostgres
 import BeaconRulesStore
 import NIOCore
 
@@ -50,10 +49,12 @@ final class SQLiteServeEngine: OwnerLoopEngine, @unchecked Sendable {
 }
 
 /// `serve --state postgres://...`. `@unchecked Sendable`: as `SQLiteServeEngine`, on the thread
-/// that owns the database connection.
-final class PostgresServeEngine: OwnerLoopEngine, @unchecked Sendable {
-    let loop: OwnerLoop<PostgresStateStore, PostgresStateStore>
-    init(_ loop: OwnerLoop<PostgresStateStore, PostgresStateStore>) { self.loop = loop }
+/// that owns the database connection. Generic over the database's store, which the server does not
+/// know by name (BeaconRulesPostgres makes it, so that the server compiles no database driver):
+/// unlike `SQLiteServeEngine`'s, its loop is specialized only where the store is known.
+final class SharedServeEngine<Store: SuppressionStore & StateLog>: OwnerLoopEngine, @unchecked Sendable {
+    let loop: OwnerLoop<Store, Store>
+    init(_ loop: OwnerLoop<Store, Store>) { self.loop = loop }
 }
 
 /// `serve` without `--state`. `@unchecked Sendable`: as `SQLiteServeEngine`; its one thread is the

@@ -1,12 +1,11 @@
-public import BeaconRules
-public import BeaconRulesPostgres
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 
 /// An `AnswerLog` with the transactions the `EngineOwner` brackets each batch of jobs in, and a
 /// close. `SQLiteStateStore` is one (`--state`); `MemoryStateLog` is the one without a file.
 ///
 /// Not `Sendable`: the owner thread makes every call.
-public protocol StateLog: AnyObject, AnswerLog {
+package protocol StateLog: AnyObject, AnswerLog {
     func begin() throws(StoreError)
     func commit() throws(StoreError)
     func rollback()
@@ -29,25 +28,16 @@ public protocol StateLog: AnyObject, AnswerLog {
 }
 
 extension StateLog {
-    public var walActivity: SQLiteStateStore.WALActivity? { nil }
+    package var walActivity: SQLiteStateStore.WALActivity? { nil }
     /// A log that no other process writes locks nothing.
-    public var locksDevices: Bool { false }
+    package var locksDevices: Bool { false }
     /// Nothing left for between transactions.
-    public func repliesSent() {}
-    public func lock(devices: [String], answersOf ids: [String]) throws(StoreError) {}
+    package func repliesSent() {}
+    package func lock(devices: [String], answersOf ids: [String]) throws(StoreError) {}
 }
 
 extension SQLiteStateStore: StateLog {
-    public var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
+    package var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
     /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`).
-    public func repliesSent() { checkpointStep() }
-}
-
-extension PostgresStateStore: StateLog {
-    public var locksDevices: Bool { true }
-    /// Not counted on a database that other instances share (one instance sees only its own
-    /// inserts; a count(*) would scan the table): the gauge reads 0, as docs/serve.md says.
-    public var heldAnswers: Int { 0 }
-    /// No file: the database's size is PostgreSQL's to report (`pg_database_size`).
-    public var fileBytes: Int? { nil }
+    package func repliesSent() { checkpointStep() }
 }

@@ -1,7 +1,5 @@
 public import BeaconRules
 import BeaconRulesServer
-import BeaconRulesPostgres
-import BeaconRulesStore
 public import CoreMetrics
 public import Logging
 public import ServiceLifecycle
@@ -55,16 +53,7 @@ public actor RulesService: Service {
     ) throws {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         let settings = presence ?? Self.defaultPresence(for: catalog.campaigns)
-        switch state {
-        case .inMemory:
-            engine = try ServicePipeline(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: settings, retention: retention)
-        case .sqlite(let path):
-            let store = try SQLiteStateStore(path: path)
-            engine = try ServicePipeline(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
-        case .postgres(let location):
-            let store = try PostgresStateStore(location: location, logger: logger)
-            engine = try ServicePipeline(catalog: catalog, store: store, log: store, presence: settings, retention: retention)
-        }
+        engine = try state.open(catalog, settings, retention, logger)
         self.catalog = catalog
         self.logger = logger
         self.metrics = ServeMetrics(factory: metrics)
