@@ -102,6 +102,8 @@ let package = Package(
             name: "BeaconRulesHTTP",
             dependencies: [
                 "BeaconRulesService", "BeaconRulesServer",
+                // The console (`--console`, `beaconrules console`): lint, campaign files, timelines.
+                "BeaconRules", "CampaignFiles", "CampaignLint", "BeaconRulesTimeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -28,6 +28,8 @@ public actor RulesService: Service {
     private var sampled = ContinuousClock.now - .seconds(2)
     /// What is loaded now, with its warnings.
     public private(set) var catalog: RulesCatalog
+    /// How many catalogs were swapped in since the start (the console's pages follow it).
+    package private(set) var loads = 0
     private var closed = false
 
     /// Loads the campaigns and locales (throwing `CampaignLoadError` with every error, as the
@@ -150,6 +152,12 @@ public actor RulesService: Service {
         engine.explain(event)
     }
 
+    /// The notification funnels per campaign and language from the delivery ledger (`beaconrules
+    /// report`'s), for the console's results page.
+    package func funnels() -> [CampaignFunnel] {
+        engine.funnels()
+    }
+
     // MARK: - Campaigns
 
     /// Loads new campaigns and locales and swaps them in between two calls: the suppression
@@ -168,6 +176,7 @@ public actor RulesService: Service {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         engine.reload(catalog)
         self.catalog = catalog
+        loads += 1
         metrics.reloaded(true)
         logger.info("campaigns reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
     }

@@ -14,6 +14,8 @@ package protocol ServiceEngine: AnyObject {
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
     func explain(_ event: BeaconEvent) -> [Explanation]
+    /// The delivery ledger's funnels (`beaconrules report`).
+    func funnels() -> [CampaignFunnel]
     func close()
     /// How much the state holds (for the metrics).
     func held() -> HeldState
@@ -68,6 +70,10 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
 
     package func explain(_ event: BeaconEvent) -> [Explanation] {
         Explanation.all(pipeline.engine.engine, event)
+    }
+
+    package func funnels() -> [CampaignFunnel] {
+        pipeline.engine.engine.ledger.funnels()
     }
 
     package func close() {

@@ -52,6 +52,11 @@ struct HTTPCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
+    @Flag(help: "Serve the campaign console's pages on the same port (docs/console.md).")
+    var console = false
+
+    @OptionGroup var consoleOptions: ConsoleOptions
+
     func run() async throws {
         signal(SIGHUP, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
@@ -62,6 +67,7 @@ struct HTTPCommand: AsyncParsableCommand {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
+        let consoleSettings = console ? try consoleOptions.settings(catalog: catalog, host: host, hasState: stateOptions.state != nil) : nil
         let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -88,7 +94,7 @@ struct HTTPCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let host = self.host
-        let app = buildApplication(rules: rules, settings: HTTPSettings(host: host, port: port), logger: logger) { port in
+        let app = buildApplication(rules: rules, settings: HTTPSettings(host: host, port: port, console: consoleSettings), logger: logger) { port in
             // Tests and scripts read the port from here when --port is 0.
             OutputSink(fd: 1).write(Array("listening on \(host):\(port)\n".utf8))
         }
