@@ -50,7 +50,7 @@ package enum ConsoleAssets {
         .buttons span { flex: 1; text-align: center; padding: .45em 0 .1em; color: var(--accent); }
         .buttons span + span { border-left: 1px solid var(--line); }
         .tap { color: #eef3f8; font-size: .8em; margin-top: .7em; }
-        .chain { font-size: .85em; } .chain .hit { font-weight: 700; color: var(--ok); }
+        .chain { font-size: .85em; } .chain .hit { font-weight: 700; color: var(--ok); } .chain + .phone { margin-bottom: 1.2em; }
         td.complete { background: #e6f4ea; } td.partial { background: #fff4e0; } td.missing { background: #fce8e6; }
         textarea#editor { width: 100%; min-height: 28em; }
         ul.diagnostics { list-style: none; padding: 0; } ul.diagnostics li { padding: .15em 0; }

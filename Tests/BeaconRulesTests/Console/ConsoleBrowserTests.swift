@@ -65,7 +65,7 @@ struct ConsoleBrowserTests {
         defer { Task { await server.stop() } }
         try await Self.withBrowser { browser in
             try browser.open("http://127.0.0.1:\(server.port)/campaigns/museum-goodbye/edit")
-            try browser.script("const e = document.getElementById('editor'); e.value = e.value.replace('\"suppressionTime\"', '\"supressionTime\"')")
+            try browser.script("const e = document.getElementById('editor'); e.value = e.value.replace('\"suppressionTime\"', '\"suppressionTme\"')")
             // A key typed by the user (whitespace at the end keeps the JSON whole) sends the text to lint.
             try browser.type("#editor", " ")
             #expect(await browser.wait { try browser.text("#diagnostics").contains("did you mean \"suppressionTime\"") })

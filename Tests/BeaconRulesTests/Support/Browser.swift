@@ -41,7 +41,7 @@ final class Browser: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         guard ready else {
-            driver.terminate()
+            kill(driver.processIdentifier, SIGKILL)
             throw Failure(description: "chromedriver did not answer on port \(port)")
         }
         let options: [String: Any] = [
@@ -53,7 +53,7 @@ final class Browser: @unchecked Sendable {
             "capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options, "unhandledPromptBehavior": "ignore"]],
         ])
         guard let value = created["value"] as? [String: Any], let session = value["sessionId"] as? String else {
-            driver.terminate()
+            kill(driver.processIdentifier, SIGKILL)
             throw Failure(description: "no session: \(created)")
         }
         return Browser(driver: driver, port: port, session: session, profile: profile)
@@ -69,7 +69,8 @@ final class Browser: @unchecked Sendable {
     /// Ends the session (chromium quits), then chromedriver, and removes the profile.
     func quit() {
         _ = try? LoopbackHTTP.request(port: port, "DELETE", "/session/\(session)")
-        driver.terminate()
+        // chromedriver does not end on SIGTERM.
+        kill(driver.processIdentifier, SIGKILL)
         driver.waitUntilExit()
         try? FileManager.default.removeItem(atPath: profile)
     }

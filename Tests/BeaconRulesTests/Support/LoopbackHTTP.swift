@@ -37,11 +37,17 @@ enum LoopbackHTTP {
             guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
             sent += n
         }
+        // Some servers (chromedriver) keep the connection open whatever the request says: the
+        // answer ends where its Content-Length or its last chunk says, else at the close. A
+        // server that says nothing for two minutes is a failure, not a hang.
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
+        while !isComplete(answer) {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw Failure(description: "\(method) \(path): no answer from 127.0.0.1:\(port) (errno \(errno))") }
             guard n > 0 else { break }
             answer += buffer[0..<n]
         }
@@ -56,6 +62,23 @@ enum LoopbackHTTP {
             throw Failure(description: "\(method) \(path): not a JSON object: \(answer.text.prefix(300))")
         }
         return parsed
+    }
+
+    /// Whether `bytes` hold a whole answer: its head, and the body its head announces.
+    private static func isComplete(_ bytes: [UInt8]) -> Bool {
+        guard let end = bytes.firstRange(of: [13, 10, 13, 10]) else { return false }
+        let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).lowercased()
+        let body = bytes.count - end.upperBound
+        for line in head.components(separatedBy: "\r\n") {
+            if line.hasPrefix("content-length:"), let length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)) {
+                return body >= length
+            }
+            if line.hasPrefix("transfer-encoding:") && line.contains("chunked") {
+                return bytes[end.upperBound...].firstRange(of: Array("\r\n0\r\n\r\n".utf8)) != nil
+                    || bytes[end.upperBound...].starts(with: Array("0\r\n\r\n".utf8))
+            }
+        }
+        return false
     }
 
     private static func parse(_ bytes: [UInt8]) throws -> Answer {
