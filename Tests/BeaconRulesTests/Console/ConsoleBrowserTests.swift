@@ -130,6 +130,7 @@ struct ConsoleBrowserTests {
             try browser.type("input[type=file]", Paths.fixture("museum-day.jsonl"))
             try browser.click("form button")
             #expect(await browser.wait { try browser.script("const i = document.getElementById('timeline'); return i !== null && i.complete && i.naturalWidth > 0") as? Bool == true })
+            try browser.script("document.querySelector('h2:last-of-type').scrollIntoView()")
             try browser.screenshot("results")
         }
     }
