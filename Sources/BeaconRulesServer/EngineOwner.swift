@@ -41,6 +41,8 @@ package final class EngineOwner: SerialExecutor, Sendable {
     private let mailbox = Mailbox()
     /// `serve`'s engine; nil when an actor isolated to the owner holds the engine (`RulesService`).
     private let engine: (any ServeEngine)?
+    /// The engine again when it may run on an event loop (`inline`): in memory, synchronous.
+    private let inlineEngine: InMemoryServeEngine?
     /// Without a state file, nothing waits for a disk: the engine runs on this event loop, which
     /// also serves connections (theirs reach it with no hop; the other loops' through `inbox`,
     /// one wake for whatever queued up meanwhile). Nil: the owner thread.
@@ -60,18 +62,21 @@ package final class EngineOwner: SerialExecutor, Sendable {
         engine = SQLiteServeEngine(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+        inlineEngine = nil
         inline = nil
     }
 
     /// With `--state postgres://...`: as with a state file, the database shared with other
-    /// instances (each transaction locks its devices first).
+    /// instances (each transaction locks its devices first), its transactions awaited on the
+    /// owner's thread (`PostgresOwnerRunner`).
     init(
         campaigns: CampaignSet, locales: LocaleTable, postgres store: sending PostgresStateStore, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        engine = PostgresServeEngine(OwnerLoop(
-            engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
+        engine = PostgresServeEngine(PostgresOwnerLoop(
+            engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), store: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+        inlineEngine = nil
         inline = nil
     }
 
@@ -82,9 +87,11 @@ package final class EngineOwner: SerialExecutor, Sendable {
         campaigns: CampaignSet, locales: LocaleTable, on eventLoop: (any EventLoop)?, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        engine = InMemoryServeEngine(OwnerLoop(
+        let inMemory = InMemoryServeEngine(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), log: MemoryStateLog(),
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+        engine = inMemory
+        inlineEngine = inMemory
         inline = eventLoop
     }
 
@@ -94,6 +101,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
     /// its actor, which holds the owner).
     package init(threadNamed name: String) {
         engine = nil
+        inlineEngine = nil
         inline = nil
         startThread(named: name)
     }
@@ -108,7 +116,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
     /// Starts `serve`'s engine: its thread, or on an event loop its clock.
     func start() {
         guard let engine else { return }
-        if let inline {
+        if let inline, let engine = inlineEngine {
             let tick = TimeAmount.milliseconds(Int64(Self.clockTick * 1000))
             clock.withLock { $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in engine.tickIfDue() } }
             return
@@ -139,11 +147,13 @@ package final class EngineOwner: SerialExecutor, Sendable {
         precondition(isCurrent, "not on the engine owner's thread")
     }
 
-    /// The owner's thread, until the mailbox is closed and drained: the actor's tasks run as they
+    /// The owner's thread, until the mailbox is closed and drained (and the engine has done what
+    /// it took: a transaction awaiting the database resumes here): the actor's tasks run as they
     /// come, `serve`'s jobs between them in transactions; with no work for a clock tick while
     /// presence is pending, the clock alone moves it on.
     private static func run(_ engine: (any ServeEngine)?, _ mailbox: Mailbox, executor: UnownedSerialExecutor) {
-        while let entries = mailbox.takeAll(waitingAtMost: engine?.isIdle == false ? clockTick : nil) {
+        engine?.start(on: executor)
+        while let entries = mailbox.takeAll(waitingAtMost: engine?.isIdle == false ? clockTick : nil, whileBusy: engine?.isBusy ?? false) {
             if entries.isEmpty {
                 engine?.tick()
                 continue
@@ -169,17 +179,14 @@ package final class EngineOwner: SerialExecutor, Sendable {
     private static func apply(_ jobs: [Job], on engine: (any ServeEngine)?) {
         if jobs.isEmpty { return }
         guard let engine else { preconditionFailure(Self.noServeEngine) }
-        for transaction in engine.transactions(jobs) {
-            ReplyDelivery.send(engine.process(transaction))
-            engine.repliesSent()
-        }
+        engine.apply(jobs)
     }
 
-    /// `serve`'s engine; only `serve` submits lines, reloads and stops (`RulesService` calls its
-    /// own engine, on this owner).
-    private var served: any ServeEngine {
-        guard let engine else { preconditionFailure(Self.noServeEngine) }
-        return engine
+    /// `serve`'s engine on its event loop; only `serve` submits lines, reloads and stops
+    /// (`RulesService` calls its own engine, on this owner).
+    private var served: InMemoryServeEngine {
+        guard let inlineEngine else { preconditionFailure(Self.noServeEngine) }
+        return inlineEngine
     }
 
     private static let noServeEngine = "serve's work given to an owner whose engine an actor holds"

@@ -1,5 +1,4 @@
 public import BeaconRules
-public import BeaconRulesPostgres
 public import BeaconRulesStore
 
 /// An `AnswerLog` with the transactions the `EngineOwner` brackets each batch of jobs in, and a
@@ -41,13 +40,4 @@ extension SQLiteStateStore: StateLog {
     public var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
     /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`).
     public func repliesSent() { checkpointStep() }
-}
-
-extension PostgresStateStore: StateLog {
-    public var locksDevices: Bool { true }
-    /// Not counted on a database that other instances share (one instance sees only its own
-    /// inserts; a count(*) would scan the table): the gauge reads 0, as docs/serve.md says.
-    public var heldAnswers: Int { 0 }
-    /// No file: the database's size is PostgreSQL's to report (`pg_database_size`).
-    public var fileBytes: Int? { nil }
 }

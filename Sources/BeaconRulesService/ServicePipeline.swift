@@ -36,21 +36,7 @@ final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngi
         pipeline.output.unhandled.removeAll()
         do {
             try pipeline.log.begin()
-            // A shared database: the call's devices locked, their state loaded, in one go.
-            if pipeline.log.locksDevices {
-                try pipeline.log.lock(devices: lines.map(\.input.device), answersOf: lines.map(\.input.id))
-                try pipeline.refreshLedger(naming: lines.compactMap { line in
-                    if case .response(let response) = line.input { response.notification } else { nil }
-                })
-            }
-            // The answer retention counts by the wall clock from here.
-            pipeline.setWallClock(Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))
-            for (number, line) in lines.enumerated() {
-                pipeline.append(line.input, line: number + 1, identified: line.identified)
-                if pipeline.isBatchFull { pipeline.applyBatch() }
-            }
-            pipeline.applyBatch()
-            try pipeline.settle()
+            try pipeline.apply(lines, at: .wallClockNow())
             let start = ContinuousClock.now
             try pipeline.log.commit()
             pipeline.output.commitDuration = ContinuousClock.now - start
@@ -76,5 +62,26 @@ final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngi
 
     func held() -> HeldState {
         HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.indexedCount(), fileBytes: pipeline.log.fileBytes)
+    }
+}
+
+extension LinePipeline where Output == ServiceOutput {
+    /// A call's lines appended and applied in order, then settled: the inside of its
+    /// transaction, the same on every store. `now`: the wall clock the answer retention counts by.
+    func apply(_ lines: [(input: InputLine, identified: Bool)], at now: Timestamp) throws {
+        setWallClock(now)
+        for (number, line) in lines.enumerated() {
+            append(line.input, line: number + 1, identified: line.identified)
+            if isBatchFull { applyBatch() }
+        }
+        applyBatch()
+        try settle()
+    }
+}
+
+extension Timestamp {
+    /// The wall clock now, to the millisecond.
+    static func wallClockNow() -> Timestamp {
+        Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// `beaconrules replay`: events in (files or stdin), records out, one JSON error per rejected line.
-struct Replay: ParsableCommand {
+struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay beacon events (JSON lines) and write notification records (JSON lines) to stdout.",
         discussion: """
@@ -45,7 +45,7 @@ struct Replay: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let sources = eventFiles.isEmpty ? ["-"] : eventFiles
         for source in sources where source != "-" {
@@ -77,9 +77,9 @@ struct Replay: ParsableCommand {
             try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal, writingFrom: resume, rejectedBefore: outcome.rejectedLines)
             return
         }
-        switch try stateOptions.open(logger: Logger(label: "beaconrules.replay")) {
+        switch try await stateOptions.open(logger: Logger(label: "beaconrules.replay")) {
         case .sqlite(let store): try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
-        case .postgres(let store): try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
+        case .postgres(let store): try await replay(sources, database: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         case nil: try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         }
     }

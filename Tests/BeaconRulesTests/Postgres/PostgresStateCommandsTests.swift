@@ -27,14 +27,14 @@ struct PostgresStateCommandsTests {
         #expect(fromDatabase.stdout == fromFile.stdout)
     }
 
-    @Test func explainOnADatabaseSeesItsSuppressionAndChangesNothing() throws {
+    @Test func explainOnADatabaseSeesItsSuppressionAndChangesNothing() async throws {
         let url = try PostgresCluster.shared().createDatabase("explain_state")
         let replay = try CommandRunner.run(["replay", "--state", url], stdin: ExplainTests.event + "\n")
         #expect(replay.status == 0, "\(replay.stderr)")
-        let before = try postgresSnapshot(url)
+        let before = try await postgresSnapshot(url)
         let later = ExplainTests.event.replacingOccurrences(of: "10:00:00+02:00", with: "10:30:00+02:00")
         try ExplainTests.expectSuppressedAndSentOnce(try CommandRunner.run(["explain", later, "--state", url]))
-        #expect(try postgresSnapshot(url) == before)
+        #expect(try await postgresSnapshot(url) == before)
     }
 
     @Test func copyIntoADatabaseAndBackGivesTheSameRowsAndReport() throws {

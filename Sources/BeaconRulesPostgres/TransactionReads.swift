@@ -1,0 +1,42 @@
+/// What a transaction reads from the database, named before its lines are applied: the store
+/// reads it all in a few round trips (`PostgresStateStore.prepare(_:)`), and the engine then
+/// reads memory only. The same shape says what a transaction read that was not prepared
+/// (`PostgresStateStore.takeMisses()`): the transaction is rolled back and run again with it.
+public struct TransactionReads: Sendable, Equatable {
+    /// Devices to lock (transaction-scoped advisory locks, in the order of their hashes) and
+    /// whose firings to load.
+    public var devices: [String] = []
+    /// Event ids whose saved answers to load.
+    public var answers: [String] = []
+    /// Record ids whose saved ledger lines to read (`AnswerLog.ledgerLines(naming:)`): the
+    /// records a transaction's responses name.
+    public var ledgerLinesOf: [String] = []
+    /// Outbox requests: the sequence numbers they read after.
+    public var outboxAfter: [Int64] = []
+    /// Whether presence input is taken: the presence lock is asked for (`claimPresence`) and,
+    /// when this instance takes it, the saved presence state read.
+    public var presence = false
+
+    /// Nothing to read.
+    public init() {}
+
+    /// Reads of devices `devices` and the answers of `answers`.
+    public init(devices: [String], answers: [String] = []) {
+        self.devices = devices
+        self.answers = answers
+    }
+
+    /// Whether there is nothing to read.
+    public var isEmpty: Bool {
+        devices.isEmpty && answers.isEmpty && ledgerLinesOf.isEmpty && outboxAfter.isEmpty && !presence
+    }
+
+    /// These reads and `other`'s.
+    public mutating func formUnion(_ other: TransactionReads) {
+        devices += other.devices
+        answers += other.answers
+        ledgerLinesOf += other.ledgerLinesOf
+        outboxAfter += other.outboxAfter
+        presence = presence || other.presence
+    }
+}

@@ -1,0 +1,80 @@
+import BeaconRules
+import Logging
+import NIOCore
+
+/// The server's steps around its pipeline, the same for every store (`OwnerLoop` with a
+/// synchronous log, `PostgresOwnerLoop` with the database).
+extension LinePipeline where Output == ReplyOutput {
+    /// One connection's lines appended and applied in order; their reply lines.
+    func apply(_ lines: [RequestLine], counting counts: inout BatchCounts) -> ByteBuffer {
+        counts.lines += lines.count
+        for line in lines {
+            append(line)
+            switch line {
+            case .input(.beacon, _): counts.events += 1
+            case .rejected: counts.invalidLines += 1
+            default: break
+            }
+            if isBatchFull { applyBatch() }
+        }
+        applyBatch()
+        let replies = ByteBuffer(bytes: output.replies.bytes)
+        output.replies.removeAll()
+        return replies
+    }
+
+    /// A committed transaction's counts (the output's with the lines') into the metrics.
+    func recordCommitted(_ counts: BatchCounts, commit: Duration, metrics: ServeMetrics, logger: Logger) {
+        var counts = counts
+        counts.records = output.counts.records
+        counts.silent = output.counts.silent
+        counts.rejected = output.counts.rejected
+        output.counts = BatchCounts()
+        metrics.record(counts, commit: commit)
+        logger.trace("committed", metadata: ["events": "\(counts.events)"])
+    }
+
+    /// Nothing of the transaction of `jobs` was kept: each line is answered so, and the client
+    /// resends it. Its counts are dropped, and the lines counted as not saved.
+    func notSaved(_ jobs: [EngineOwner.Job], _ error: any Error, metrics: ServeMetrics, logger: Logger) -> [(any ReplyTarget, ByteBuffer)] {
+        var replies: [(any ReplyTarget, ByteBuffer)] = []
+        var lineCount = 0
+        var writer = JSONWriter(capacity: 1 << 12)
+        for case .lines(let lines, let target) in jobs {
+            writer.removeAll()
+            for line in lines {
+                Reply.rejected(line: line.line, message: "state not saved, resend this line: \(error)", into: &writer)
+            }
+            lineCount += lines.count
+            replies.append((target, ByteBuffer(bytes: writer.bytes)))
+        }
+        output.counts = BatchCounts()
+        output.replies.removeAll()
+        metrics.notSaved(lineCount)
+        logger.error("state not saved; \(lineCount) lines answered with an error", metadata: ["error": "\(error)"])
+        return replies
+    }
+}
+
+extension EngineOwner.Job {
+    /// Every device and id of the lines of `jobs`, the records their responses name and their
+    /// outbox requests: what a shared database locks and reads before the lines are applied.
+    static func keys(of jobs: [EngineOwner.Job]) -> BatchKeys {
+        var keys = BatchKeys()
+        for case .lines(let lines, _) in jobs {
+            for line in lines {
+                switch line {
+                case .input(let input, _):
+                    keys.ids.append(input.id)
+                    keys.devices.append(input.device)
+                    if case .response(let response) = input { keys.responseRecords.append(response.notification) }
+                case .outbox(let after, _):
+                    keys.outboxAfter.append(after)
+                case .rejected:
+                    break
+                }
+            }
+        }
+        return keys
+    }
+}
