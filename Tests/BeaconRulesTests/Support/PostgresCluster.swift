@@ -111,22 +111,30 @@ final class PostgresCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Runs one of the cluster's programs (as `owner` when set); its stdout, or an error with its output.
+    /// Runs one of the cluster's programs (as `owner` when set); its stdout, or an error with its
+    /// stdout and stderr.
     ///
     /// Spawned and waited for by pid, not through `Process`: `pg_ctl start` leaves the postmaster
     /// running with the descriptors it inherited, and `Process` would wait for those to close.
+    /// It runs in the cluster's folder, which `owner` may enter: the tests' own folder may not
+    /// be readable to it (a clone in `mktemp -d`, mode 0700), and psql would say so in its output.
+    /// Only stdout is returned: a warning on stderr never changes a query's result.
     @discardableResult
     func run(_ program: String, _ arguments: [String], in folder: String? = nil) throws -> String {
         let command = owner.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []
-        let argv = command + [(folder ?? binaries) + "/" + program] + arguments
+        let argv = command + ["/usr/bin/env", "-C", directory, (folder ?? binaries) + "/" + program] + arguments
         let output = directory + "/\(program)-\(UInt32.random(in: 0...UInt32.max)).out"
-        defer { try? FileManager.default.removeItem(atPath: output) }
+        let errors = output + ".err"
+        defer {
+            try? FileManager.default.removeItem(atPath: output)
+            try? FileManager.default.removeItem(atPath: errors)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
@@ -137,7 +145,8 @@ final class PostgresCluster: Sendable {
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let exited = (status & 0x7f) == 0, code = (status >> 8) & 0xff
         guard exited && code == 0 else {
-            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
+            let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)\(said)")
         }
         return text
     }
