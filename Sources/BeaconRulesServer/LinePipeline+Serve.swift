@@ -5,6 +5,26 @@ import NIOCore
 /// The server's steps around its pipeline, the same for every store (`OwnerLoop` with a
 /// synchronous log, `PostgresOwnerLoop` with the database).
 extension LinePipeline where Output == ReplyOutput {
+    /// The server's pipeline over `engine` and `log`, with the delivery ledger and the presence
+    /// state read from `log` (a shared log's presence is read when this instance takes it); one
+    /// that does not load is logged and the server starts without it.
+    static func served(
+        engine: RulesEngine<Store>, log: Log, format: OutputFormat, presence settings: PresenceSettings, retention: Retention, logger: Logger
+    ) -> LinePipeline {
+        let pipeline = LinePipeline(
+            engine: PresenceEngine(engine: engine, settings: settings), log: log,
+            output: ReplyOutput(collectsReferences: log.keepsReferences, logger: logger), format: format,
+            logsPresenceInput: true, retention: retention)
+        do { try pipeline.loadLedger() } catch {
+            logger.error("the delivery ledger did not load; responses to earlier records are unknown ids", metadata: ["error": "\(error)"])
+        }
+        // Open stays, pending exits and dwells of the last run carry on.
+        do { try pipeline.loadPresence() } catch {
+            logger.error("the saved presence state does not load; starting with none", metadata: ["error": "\(error)"])
+        }
+        return pipeline
+    }
+
     /// One connection's lines appended and applied in order; their reply lines.
     func apply(_ lines: [RequestLine], counting counts: inout BatchCounts) -> ByteBuffer {
         counts.lines += lines.count

@@ -22,17 +22,7 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
     /// The delivery ledger and the presence state are read from `log`; one that does not load
     /// is logged and the server starts without it.
     init(engine: RulesEngine<Store>, log: Log, format: OutputFormat, presence settings: PresenceSettings, retention: Retention, logger: Logger, metrics: ServeMetrics) {
-        pipeline = LinePipeline(
-            engine: PresenceEngine(engine: engine, settings: settings), log: log,
-            output: ReplyOutput(collectsReferences: log.keepsReferences, logger: logger), format: format,
-            logsPresenceInput: true, retention: retention)
-        do { try pipeline.loadLedger() } catch {
-            logger.error("the delivery ledger did not load; responses to earlier records are unknown ids", metadata: ["error": "\(error)"])
-        }
-        // Open stays, pending exits and dwells of the last run carry on.
-        do { try pipeline.loadPresence() } catch {
-            logger.error("the saved presence state does not load; starting with none", metadata: ["error": "\(error)"])
-        }
+        pipeline = .served(engine: engine, log: log, format: format, presence: settings, retention: retention, logger: logger)
         self.log = log
         self.logger = logger
         self.metrics = metrics

@@ -24,13 +24,7 @@ final class PostgresOwnerLoop {
     /// The delivery ledger is the one the store read as it opened; presence is read when this
     /// instance is let take it (`claimPresence`).
     init(engine: RulesEngine<PostgresStateStore>, store: PostgresStateStore, format: OutputFormat, presence settings: PresenceSettings, retention: Retention, logger: Logger, metrics: ServeMetrics) {
-        pipeline = LinePipeline(
-            engine: PresenceEngine(engine: engine, settings: settings), log: store,
-            output: ReplyOutput(collectsReferences: store.keepsReferences, logger: logger), format: format,
-            logsPresenceInput: true, retention: retention)
-        do { try pipeline.loadLedger() } catch {
-            logger.error("the delivery ledger did not load; responses to earlier records are unknown ids", metadata: ["error": "\(error)"])
-        }
+        pipeline = .served(engine: engine, log: store, format: format, presence: settings, retention: retention, logger: logger)
         self.store = store
         self.logger = logger
         self.metrics = metrics

@@ -54,23 +54,11 @@ extension Replay {
                     try await batches.commit()
                     continue
                 }
-                let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else {
-                    outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
-                    break
-                }
+                guard let fd = Self.openEvents(source, outcome: &outcome) else { break }
                 defer { if fd != 0 { close(fd) } }
                 var reader = LineReader(fd: fd)
                 var readError: ReadError?
-                while true {
-                    let line: UnsafeBufferPointer<UInt8>
-                    do {
-                        guard let next = try reader.nextLine() else { break }
-                        line = next
-                    } catch {
-                        readError = error
-                        break
-                    }
+                while let line = Self.nextLine(of: &reader, failing: &readError) {
                     if reader.lineWasTooLong {
                         batches.add(.rejected(LineIntake.tooLongMessage(limit: LineReader.longestLine), line: reader.lineNumber))
                     } else {

@@ -209,11 +209,7 @@ struct Replay: AsyncParsableCommand {
                 }
                 continue
             }
-            let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
-                break
-            }
+            guard let fd = Self.openEvents(source, outcome: &outcome) else { break }
             defer { if fd != 0 { close(fd) } }
             var size: Int?
             var info = stat()
@@ -224,15 +220,7 @@ struct Replay: AsyncParsableCommand {
                 // Lines read before a read error are still applied, as they were read.
                 var readError: ReadError?
                 var reported = 0
-                while true {
-                    let line: UnsafeBufferPointer<UInt8>
-                    do {
-                        guard let next = try reader.nextLine() else { break }
-                        line = next
-                    } catch {
-                        readError = error
-                        break
-                    }
+                while let line = Self.nextLine(of: &reader, failing: &readError) {
                     let number = reader.lineNumber
                     if let writingFrom, pipeline.output.muted, sourceIndex == writingFrom.source, number >= writingFrom.line { try unmute() }
                     if reader.bytesRead != reported {
@@ -278,6 +266,25 @@ struct Replay: AsyncParsableCommand {
     }
 
     struct OutputClosed: Error {}
+
+    /// The reader's next line; nil at the end, or on a read error (then in `failure`).
+    static func nextLine(of reader: inout LineReader, failing failure: inout ReadError?) -> UnsafeBufferPointer<UInt8>? {
+        do { return try reader.nextLine() } catch {
+            failure = error
+            return nil
+        }
+    }
+
+    /// The events file `source` opened for reading (`-`: stdin, 0); nil, with `outcome.failure`
+    /// saying why, when it does not open.
+    static func openEvents(_ source: String, outcome: inout Outcome) -> Int32? {
+        let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
+            return nil
+        }
+        return fd
+    }
 
     static func wallClock() -> Timestamp {
         Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
