@@ -11,7 +11,15 @@ let package = Package(
     name: "BeaconRules",
     products: [
         .library(name: "BeaconRules", targets: ["BeaconRules"]),
-        .library(name: "BeaconRulesService", targets: ["BeaconRulesService"]),
+        // Static, not automatic: SwiftPM builds a root package's automatic library product only
+        // with everything else (`swift build --product` refuses it), so this is what lets
+        // `swift build -c release --product BeaconRulesService` build the service alone. To a
+        // package that depends on it, static and automatic link the same way.
+        .library(name: "BeaconRulesService", type: .static, targets: ["BeaconRulesService"]),
+        // PostgreSQL state for `RulesService` (`StateStorage.postgres`): a product of its own, so
+        // that an embedder keeping state in memory or SQLite compiles no PostgresNIO, NIOSSL or
+        // swift-crypto (ARCHITECTURE.md, "Pay for what you use").
+        .library(name: "BeaconRulesPostgres", targets: ["BeaconRulesPostgres"]),
         .executable(name: "beaconrules", targets: ["beaconrules"]),
         .executable(name: "beaconrules-bench", targets: ["beaconrules-bench"]),
         .executable(name: "beaconrules-load", targets: ["beaconrules-load"]),
@@ -49,10 +57,12 @@ let package = Package(
         .target(name: "BeaconRulesStore", dependencies: ["BeaconRules", "CSQLite"], swiftSettings: strict),
         // Durable state in PostgreSQL, shared by many `serve` instances: the same contract as the
         // SQLite store, one transaction per batch with a lock per device (docs/serve.md, "Scaling out").
+        // Above the server and the service, never below them: it adds its store to both
+        // (`StateLog`, `StateStorage.postgres`), so neither compiles PostgresNIO.
         .target(
             name: "BeaconRulesPostgres",
             dependencies: [
-                "BeaconRules", "BeaconRulesStore",
+                "BeaconRules", "BeaconRulesStore", "BeaconRulesServer", "BeaconRulesService",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -65,7 +75,7 @@ let package = Package(
         .target(
             name: "BeaconRulesServer",
             dependencies: [
-                "BeaconRules", "BeaconRulesStore", "BeaconRulesPostgres",
+                "BeaconRules", "BeaconRulesStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,10 +86,11 @@ let package = Package(
         ),
         // BeaconRules for a backend: one actor around the line pipeline, campaigns from files or
         // memory, state in memory or in the same SQLite file as `serve`, a lifecycle `Service`.
+        // No PostgresNIO, NIOSSL, swift-crypto or Hummingbird in its closure (ProductClosureTests).
         .target(
             name: "BeaconRulesService",
             dependencies: [
-                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer", "BeaconRulesPostgres",
+                "BeaconRules", "CampaignFiles", "BeaconRulesXML", "BeaconRulesStore", "BeaconRulesServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

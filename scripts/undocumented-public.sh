@@ -7,13 +7,14 @@
 # too (DocC would show the requirement's text, not what this type does). `public import` lines are
 # not declarations. What DocC synthesizes (`!=`, `hashValue`, `init(rawValue:)`) has no line and
 # is not counted. Run by hand: scripts/undocumented-public.sh [--list] [folder...] (default: the
-# two library products' sources, Sources/BeaconRules and Sources/BeaconRulesService).
+# three library products' sources, Sources/BeaconRules, Sources/BeaconRulesService and
+# Sources/BeaconRulesPostgres, and StoreError, public in BeaconRulesStore for the service).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 list=0
 if [[ "${1:-}" == "--list" ]]; then list=1; shift; fi
 folders=("$@")
-if [[ ${#folders[@]} -eq 0 ]]; then folders=(Sources/BeaconRules Sources/BeaconRulesService); fi
+if [[ ${#folders[@]} -eq 0 ]]; then folders=(Sources/BeaconRules Sources/BeaconRulesService Sources/BeaconRulesPostgres Sources/BeaconRulesStore/StoreError.swift); fi
 found=$(find "${folders[@]}" -name '*.swift' | sort | xargs awk '
     FNR == 1 { kept = ""; publicEnum = 0; publicProtocol = 0 }
     {

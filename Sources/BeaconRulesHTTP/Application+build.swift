@@ -1,16 +1,16 @@
-public import BeaconRulesService
-public import Hummingbird
-public import Logging
+package import BeaconRulesService
+package import Hummingbird
+package import Logging
 
 /// Where `beaconrules http` listens.
-public struct HTTPSettings: Sendable {
-    public var host: String
+package struct HTTPSettings: Sendable {
+    package var host: String
     /// 0 picks a free port; the bound one is passed to `onListening`.
-    public var port: Int
+    package var port: Int
     /// The largest request body, in bytes.
-    public var maximumBody: Int
+    package var maximumBody: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 7780, maximumBody: Int = 16 << 20) {
+    package init(host: String = "127.0.0.1", port: Int = 7780, maximumBody: Int = 16 << 20) {
         self.host = host
         self.port = port
         self.maximumBody = maximumBody
@@ -20,7 +20,7 @@ public struct HTTPSettings: Sendable {
 /// The HTTP front on `rules`: its routes (`EventRoutes`) on a Hummingbird application that runs
 /// `rules` as one of its services, so that the state closes after the server has stopped
 /// answering (graceful shutdown through ServiceLifecycle).
-public func buildApplication(
+package func buildApplication(
     rules: RulesService, settings: HTTPSettings, logger: Logger,
     onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {

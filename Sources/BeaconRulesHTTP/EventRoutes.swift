@@ -1,3 +1,4 @@
+import BeaconRules
 import BeaconRulesServer
 import BeaconRulesService
 import Hummingbird

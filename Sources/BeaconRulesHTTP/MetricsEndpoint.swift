@@ -1,20 +1,20 @@
 import BeaconRulesServer
-public import Hummingbird
-public import Logging
+package import Hummingbird
+package import Logging
 import NIOCore
-public import Prometheus
+package import Prometheus
 
 /// The operators' port of `serve` and `http` (`--metrics-port`): `GET /metrics` in Prometheus
 /// text, `GET /health` (the process answers) and `GET /ready` (campaigns loaded, state open,
 /// taking traffic; 503 otherwise), for a scraper and a load balancer.
-public struct MetricsEndpoint: Sendable {
+package struct MetricsEndpoint: Sendable {
     /// Where the metrics are kept between scrapes.
-    public let registry: PrometheusCollectorRegistry
+    package let registry: PrometheusCollectorRegistry
     /// Records into `registry`, with the commit-latency and batch-size buckets of `serve`'s
     /// histograms: give it to `ServerConfiguration.metrics` or `RulesService(metrics:)`.
-    public let factory: PrometheusMetricsFactory
+    package let factory: PrometheusMetricsFactory
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets["beaconrules_commit_seconds"] = ServeMetrics.commitBuckets
@@ -24,7 +24,7 @@ public struct MetricsEndpoint: Sendable {
 
     /// The application serving the three routes on `host:port` (0 picks a free port, passed to
     /// `onListening`). `isReady` answers `/ready`.
-    public func application(
+    package func application(
         host: String, port: Int, logger: Logger, isReady: @escaping @Sendable () async -> Bool,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {

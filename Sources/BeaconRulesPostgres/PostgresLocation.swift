@@ -5,6 +5,7 @@ import Foundation
 /// takes it. The password never comes in the URL (it would show in `ps` and shell history): it is
 /// read from a file (`--state-password-file`) or from `PGPASSWORD`.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    /// Whether and how the connection uses TLS: the URL's `sslmode`, as libpq names the modes.
     public enum TLSMode: String, Sendable, CaseIterable {
         /// Plain TCP (loopback, or a network the operator trusts).
         case disable
@@ -15,16 +16,23 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         case verifyFull = "verify-full"
     }
 
+    /// The role to connect as (the URL's user).
     public var user: String
+    /// The server's host name or address.
     public var host: String
+    /// The server's port (5432 unless the URL says otherwise).
     public var port: Int
+    /// The database (the URL's path).
     public var database: String
+    /// The URL's `sslmode`.
     public var tls: TLSMode
     /// A PEM file of the certificate authorities that `verify-full` trusts instead of the
     /// system's (`sslrootcert`, as libpq names it): a private CA's.
     public var rootCertificates: String?
+    /// The password, never from the URL: `readPassword(file:environment:)` reads it.
     public var password: String?
 
+    /// A location of each part, as the URL would give it.
     public init(user: String, host: String, port: Int = 5432, database: String, tls: TLSMode = .disable, rootCertificates: String? = nil, password: String? = nil) {
         self.user = user
         self.host = host

@@ -1,15 +1,15 @@
-public import BeaconRulesStore
+package import BeaconRulesStore
 import PostgresNIO
-public import Logging
+package import Logging
 
 /// The tables of a PostgreSQL state and their version, in `beaconrules_schema`. An empty database
 /// gets the current schema on first use; an older one is upgraded by `beaconrules state migrate`
 /// (never behind an operator's back: several instances may be running on it).
-public enum PostgresSchema {
+package enum PostgresSchema {
     /// 1: the tables. 2: indexes on when answers and outbox entries were given (retention
     /// forgets by them). 3: each ledger line names its delivery (indexed), so that an instance
     /// reads the lines of the records a batch's responses name, whichever instance wrote them.
-    public static let version = 3
+    package static let version = 3
 
     /// Held (transaction-scoped) while the schema is checked or changed: instances started
     /// together on an empty database create it once.
@@ -92,7 +92,7 @@ public enum PostgresSchema {
     /// Upgrades the schema to the current version (creating it in an empty database); returns
     /// the version it found.
     @discardableResult
-    nonisolated(nonsending) public static func migrate(_ location: PostgresLocation, logger: Logger) async throws(StoreError) -> Int {
+    nonisolated(nonsending) package static func migrate(_ location: PostgresLocation, logger: Logger) async throws(StoreError) -> Int {
         let session = PostgresSession(location: location, logger: logger)
         defer { session.drop() }
         return try await migrate(session, to: Self.version)

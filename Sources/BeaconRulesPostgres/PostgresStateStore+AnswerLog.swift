@@ -1,5 +1,5 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
@@ -11,7 +11,7 @@ extension PostgresStateStore: AnswerLog {
     static var outboxLimit: Int { 1000 }
 
     /// Replaces the saved presence snapshot, at `commit()`.
-    public func savePresence(_ snapshot: [UInt8]) {
+    package func savePresence(_ snapshot: [UInt8]) {
         pending.writes.append(.presence(snapshot))
     }
 
@@ -21,7 +21,7 @@ extension PostgresStateStore: AnswerLog {
     /// After a rollback the holder is told `.gained` again: it reads the saved state back. Asking
     /// for the lock is a round trip: unless this instance holds it (and has read nothing stale),
     /// the answer comes from `prepare(_:)` (`TransactionReads.presence`), a miss otherwise.
-    public func claimPresence() throws(StoreError) -> PresenceClaim {
+    package func claimPresence() throws(StoreError) -> PresenceClaim {
         let holds = presenceHeldOn != 0 && presenceHeldOn == session.connectionNumber
         if holds && !presenceStale { return .held }
         guard prepared.presence else {
@@ -51,7 +51,7 @@ extension PostgresStateStore: AnswerLog {
     }
 
     /// The presence snapshot `prepare(_:)` read; nil (and a miss) when none was prepared.
-    public func loadPresence() throws(StoreError) -> [UInt8]? {
+    package func loadPresence() throws(StoreError) -> [UInt8]? {
         guard prepared.presence else {
             misses.presence = true
             return nil
@@ -60,20 +60,20 @@ extension PostgresStateStore: AnswerLog {
     }
 
     /// The saved presence snapshot, nil when none was saved.
-    nonisolated(nonsending) public func readPresence() async throws(StoreError) -> [UInt8]? {
+    nonisolated(nonsending) package func readPresence() async throws(StoreError) -> [UInt8]? {
         let rows = try await session.run("SELECT snapshot FROM presence WHERE id = 1")
         return try decode(rows, "presence") { row in Array(try row.decode(ByteBuffer.self).readableBytesView) }.first
     }
 
     /// Appends records that fired on the clock to the outbox, at `commit()`.
-    public func appendOutbox(_ records: [UInt8]) {
+    package func appendOutbox(_ records: [UInt8]) {
         if records.isEmpty { return }
         pending.writes.append(.outbox(records))
     }
 
     /// The outbox entries `prepare(_:)` read for a request after `after`; none (and a miss) when
     /// the request was not prepared.
-    public func outbox(after: Int64, limit: Int) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
+    package func outbox(after: Int64, limit: Int) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
         guard let entries = prepared.outbox[after] else {
             misses.outboxAfter.append(after)
             return []

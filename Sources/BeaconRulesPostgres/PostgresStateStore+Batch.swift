@@ -1,5 +1,5 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
@@ -11,7 +11,7 @@ extension PostgresStateStore {
     /// locked yet, in the order of their hashes) and loaded with its answers, then the ledger lines
     /// its responses name (under those locks), its outbox requests, and the presence lock with
     /// the saved presence state. Called before the transaction's lines are applied.
-    nonisolated(nonsending) public func prepare(_ reads: TransactionReads) async throws(StoreError) {
+    nonisolated(nonsending) package func prepare(_ reads: TransactionReads) async throws(StoreError) {
         try await lock(devices: reads.devices, answersOf: reads.answers)
         if !reads.ledgerLinesOf.isEmpty {
             let ids = reads.ledgerLinesOf.filter { !prepared.ledgerLinesOf.contains($0) }
@@ -28,7 +28,7 @@ extension PostgresStateStore {
 
     /// Locks `devices` for the rest of the transaction (those not locked yet, in the order of
     /// their hashes) and loads their firings, and loads the answers of event ids `ids`.
-    nonisolated(nonsending) public func lock(devices batch: [String], answersOf ids: [String]) async throws(StoreError) {
+    nonisolated(nonsending) package func lock(devices batch: [String], answersOf ids: [String]) async throws(StoreError) {
         var new = Set<String>()
         for device in batch where devices[device] == nil { new.insert(device) }
         if !new.isEmpty {
@@ -100,12 +100,12 @@ extension PostgresStateStore {
     // MARK: - Suppression state
 
     /// The device's last firing of `campaign`, from memory.
-    public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
+    package func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         firings(of: device)?[campaign.canonical].map(Timestamp.init(milliseconds:))
     }
 
     /// Records a firing in memory, written back by `commit()`.
-    public func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
+    package func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         guard firings(of: device) != nil else { return }
         devices[device, default: [:]][campaign.canonical] = time.milliseconds
         changed[device, default: [:]][campaign.canonical] = time.milliseconds
@@ -114,14 +114,14 @@ extension PostgresStateStore {
     // MARK: - Answered events
 
     /// The answer of `id`, from memory; nil (and a miss) when the transaction did not load it.
-    public func answer(event id: String) -> [UInt8]? {
+    package func answer(event id: String) -> [UInt8]? {
         if let answer = answerCache[id] { return answer }
         if !unanswered.contains(id) { misses.answers.append(id) }
         return nil
     }
 
     /// Keeps the answer in memory, written back by `commit()`.
-    public func remember(event id: String, records: [UInt8]) {
+    package func remember(event id: String, records: [UInt8]) {
         answerCache[id] = records
         unanswered.remove(id)
         given.append((id, records))

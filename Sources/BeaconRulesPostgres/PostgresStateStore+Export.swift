@@ -1,11 +1,11 @@
-public import BeaconRulesStore
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
 extension PostgresStateStore {
     /// Every row of the database's state, read in one transaction: `beaconrules state copy` from
     /// PostgreSQL. Answers come in the order they were given (`at`), as SQLite keeps them.
-    nonisolated(nonsending) public func export() async throws(StoreError) -> StateExport {
+    nonisolated(nonsending) package func export() async throws(StoreError) -> StateExport {
         var export = StateExport()
         try await begin()
         do throws(StoreError) {

@@ -1,11 +1,11 @@
-public import BeaconRulesStore
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
 extension PostgresStateStore {
     /// Writes `export` into this (empty) state in one transaction: `beaconrules state copy`.
     /// A state that already holds firings or answers is refused (a copy never merges).
-    nonisolated(nonsending) public func importState(_ export: StateExport) async throws(StoreError) {
+    nonisolated(nonsending) package func importState(_ export: StateExport) async throws(StoreError) {
         try await begin()
         do throws(StoreError) {
             let counts = try await session.run("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)")

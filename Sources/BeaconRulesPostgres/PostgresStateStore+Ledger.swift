@@ -1,5 +1,5 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
 
@@ -11,11 +11,11 @@ import PostgresNIO
 /// locks: a record's lines change only under its device's lock) and the ledger merges them in.
 extension PostgresStateStore {
     /// Other instances save the same ledger.
-    public var isShared: Bool { true }
+    package var isShared: Bool { true }
 
     /// The saved ledger as `prepareLedger()` read it last (the store reads it when it opens):
     /// the pipeline's synchronous `loadLedger`. Taken once; read again with `prepareLedger()`.
-    public func loadLedger() throws(StoreError) -> DeliveryLedger {
+    package func loadLedger() throws(StoreError) -> DeliveryLedger {
         guard let ledger = preparedLedger else {
             throw StoreError(path: location.description, message: "the delivery ledger was not read first (prepareLedger())")
         }
@@ -25,12 +25,12 @@ extension PostgresStateStore {
 
     /// Reads the saved ledger for the next `loadLedger()` (after a rollback, the pipeline takes
     /// its changes back by loading it again).
-    nonisolated(nonsending) public func prepareLedger() async throws(StoreError) {
+    nonisolated(nonsending) package func prepareLedger() async throws(StoreError) {
         preparedLedger = try await readLedger()
     }
 
     /// The saved ledger, or an empty one when none was saved yet.
-    nonisolated(nonsending) public func readLedger() async throws(StoreError) -> DeliveryLedger {
+    nonisolated(nonsending) package func readLedger() async throws(StoreError) -> DeliveryLedger {
         var ledger = DeliveryLedger()
         let rows = try await session.run("SELECT key, line FROM ledger ORDER BY key")
         let lines = try decode(rows, "ledger") { row in try row.decode((String, ByteBuffer).self) }
@@ -50,7 +50,7 @@ extension PostgresStateStore {
 
     /// The lines `prepare(_:)` read for the records `recordIDs` name; none (and a miss) for
     /// records it was not asked for.
-    public func ledgerLines(naming recordIDs: [String]) throws(StoreError) -> [[UInt8]] {
+    package func ledgerLines(naming recordIDs: [String]) throws(StoreError) -> [[UInt8]] {
         let missing = recordIDs.filter { !prepared.ledgerLinesOf.contains($0) }
         if !missing.isEmpty {
             misses.ledgerLinesOf += missing
@@ -76,7 +76,7 @@ extension PostgresStateStore {
     }
 
     /// Saves changed ledger lines with the open transaction, at `commit()`.
-    public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
+    package func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
         if lines.isEmpty { return }
         pending.writes.append(.ledger(lines))
     }
@@ -103,7 +103,7 @@ extension PostgresStateStore {
 
     /// A step of the sweep over the saved ledger (`sweepSavedDeliveries`), run at `commit()`;
     /// returns 0 (what it forgets is known only then).
-    public func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws(StoreError) -> Int {
+    package func forgetSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) throws(StoreError) -> Int {
         pending.writes.append(.forgetSavedDeliveries(cutoff: cutoff, window: window, limit: limit))
         return 0
     }

@@ -1,5 +1,5 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 import PostgresNIO
 
 /// Retention in the database (SPEC section 5), as in the SQLite file: answers and outbox entries
@@ -10,10 +10,10 @@ import PostgresNIO
 /// autovacuum.
 extension PostgresStateStore {
     /// Answers and outbox entries from now on are stamped with `now`.
-    public func setClock(_ now: Timestamp) { clock = now.milliseconds }
+    package func setClock(_ now: Timestamp) { clock = now.milliseconds }
 
     /// A step of the answer retention (`deleteAnswers`), run at `commit()`.
-    public func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
+    package func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         pending.writes.append(.forgetAnswers(before: time.milliseconds, limit: limit))
         return 0
     }
@@ -32,7 +32,7 @@ extension PostgresStateStore {
     }
 
     /// A step of the sweep over `firing` (`sweepFirings`), run at `commit()`.
-    public func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
+    package func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
         pending.writes.append(.forgetFirings(expiry, limit: limit))
         return 0
     }

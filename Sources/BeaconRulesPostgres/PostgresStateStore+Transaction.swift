@@ -1,4 +1,5 @@
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 
 /// *Prepare async, decide sync, commit async*, with the retry that makes it whole: the one way a
 /// driver runs a transaction on the database.
@@ -15,7 +16,7 @@ extension PostgresStateStore {
     /// outside the store (the ledger, presence, the output), and the attempt runs again, with the same
     /// lines, so it decides the same and more is locked (in hash order, with the rest). On an
     /// error, the transaction is rolled back and the error thrown.
-    nonisolated(nonsending) public func transaction<T>(
+    nonisolated(nonsending) package func transaction<T>(
         reading reads: TransactionReads, _ attempt: () throws -> T, retry: () -> Void
     ) async throws -> T {
         var reads = reads

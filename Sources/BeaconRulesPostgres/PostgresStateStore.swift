@@ -1,6 +1,6 @@
-public import BeaconRules
-public import BeaconRulesStore
-public import Logging
+package import BeaconRules
+package import BeaconRulesStore
+package import Logging
 import NIOCore
 import PostgresNIO
 
@@ -23,16 +23,16 @@ import PostgresNIO
 /// Not `Sendable`: one owner makes every call. Its async methods are `nonisolated(nonsending)`:
 /// they run on the owner's executor (the `EngineOwner`'s thread, an actor's, or a command's
 /// task), and only the database round trips leave it, awaited.
-public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionStore {
+package final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionStore {
     /// The database.
-    public let location: PostgresLocation
+    package let location: PostgresLocation
     let session: PostgresSession
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
     var firingSweep = ("", "")
     /// Whether a transaction is open (`begin()` to `commit()` or `rollback()`).
-    public private(set) var inTransaction = false {
+    package private(set) var inTransaction = false {
         // A connection lost inside the transaction is not replaced until it ends: statements on
         // a new one would run outside the transaction, without its locks.
         didSet { session.holdsTransaction = inTransaction }
@@ -72,7 +72,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     /// Connects, and creates the schema in an empty database (or checks its version), and reads
     /// the saved delivery ledger for the first `loadLedger()`.
-    nonisolated(nonsending) public init(location: PostgresLocation, logger: Logger) async throws(StoreError) {
+    nonisolated(nonsending) package init(location: PostgresLocation, logger: Logger) async throws(StoreError) {
         self.location = location
         session = PostgresSession(location: location, logger: logger)
         try await PostgresSchema.prepare(session)
@@ -83,7 +83,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     /// Ends the connection (without waiting): an open transaction ends with it, rolled back by
     /// the server.
-    public func close() {
+    package func close() {
         if inTransaction {
             inTransaction = false
             forgetTransaction()
@@ -94,7 +94,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
     // MARK: - Transactions
 
     /// Opens a transaction.
-    nonisolated(nonsending) public func begin() async throws(StoreError) {
+    nonisolated(nonsending) package func begin() async throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
         try await session.run("BEGIN")
         inTransaction = true
@@ -102,7 +102,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     /// Writes the transaction's changes back and commits; on a failure (or when it read what was
     /// not prepared) rolls back and throws.
-    nonisolated(nonsending) public func commit() async throws(StoreError) {
+    nonisolated(nonsending) package func commit() async throws(StoreError) {
         precondition(inTransaction, "commit() without begin()")
         if !misses.isEmpty {
             await rollback()
@@ -122,7 +122,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     /// Forgets every change since `begin()`. A connection that was dropped has nothing to roll
     /// back (the server ended its transaction with it).
-    nonisolated(nonsending) public func rollback() async {
+    nonisolated(nonsending) package func rollback() async {
         guard inTransaction else { return }
         if session.isConnected {
             do { try await session.run("ROLLBACK") } catch { session.drop() }
@@ -147,7 +147,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
 
     /// What the open transaction read that was not prepared, forgotten here: non-empty, the
     /// transaction must be rolled back and run again with these reads prepared too.
-    public func takeMisses() -> TransactionReads {
+    package func takeMisses() -> TransactionReads {
         defer { misses = TransactionReads() }
         return misses
     }
@@ -183,7 +183,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
     // MARK: - Inspection
 
     /// Every (device, campaign) firing, sorted by device then campaign.
-    nonisolated(nonsending) public func firings() async throws(StoreError) -> [FiringEntry] {
+    nonisolated(nonsending) package func firings() async throws(StoreError) -> [FiringEntry] {
         let rows = try await session.run("SELECT device, campaign, time FROM firing ORDER BY device, campaign")
         return try decode(rows, "firing") { row in
             let (device, campaign, time) = try row.decode((String, String, Int64).self)
@@ -192,7 +192,7 @@ public final class PostgresStateStore: SuppressionStore, PrefetchingSuppressionS
     }
 
     /// Every answered event id with its records, sorted by id.
-    nonisolated(nonsending) public func answers() async throws(StoreError) -> [(event: String, records: [UInt8])] {
+    nonisolated(nonsending) package func answers() async throws(StoreError) -> [(event: String, records: [UInt8])] {
         let rows = try await session.run("SELECT event, records FROM answered ORDER BY event")
         return try decode(rows, "answered") { row in
             let (event, records) = try row.decode((String, ByteBuffer).self)

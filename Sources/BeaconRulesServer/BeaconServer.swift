@@ -1,10 +1,9 @@
-public import BeaconRules
-public import BeaconRulesPostgres
-public import BeaconRulesStore
-public import Logging
-public import NIOCore
+package import BeaconRules
+package import BeaconRulesStore
+package import Logging
+package import NIOCore
 import NIOPosix
-public import ServiceLifecycle
+package import ServiceLifecycle
 
 /// `beaconrules serve`: the TCP line service of SPEC section 5, as a swift-service-lifecycle
 /// `Service`.
@@ -12,9 +11,9 @@ public import ServiceLifecycle
 /// Graceful shutdown stops accepting, closes every connection's input, answers every line already
 /// read, commits, and closes the store; `run()` then returns. `reload()` (SIGHUP in the command)
 /// swaps in freshly loaded campaigns without dropping a connection.
-public actor BeaconServer: Service {
+package actor BeaconServer: Service {
     /// Loads the campaign and locale files again (the same code as at start).
-    public typealias CatalogLoader = @Sendable () -> Result<RulesCatalog, CampaignLoadError>
+    package typealias CatalogLoader = @Sendable () -> Result<RulesCatalog, CampaignLoadError>
 
     private enum State {
         case idle
@@ -27,7 +26,7 @@ public actor BeaconServer: Service {
 
     /// Ready for traffic (the metrics port's `/ready`): the campaigns are loaded, the state is
     /// open, and the server is listening and not shutting down.
-    public var isReady: Bool { listening && campaignCount > 0 }
+    package var isReady: Bool { listening && campaignCount > 0 }
     private let configuration: ServerConfiguration
     private let owner: EngineOwner
     /// The event loops that serve the connections, each connection on one of them: framing,
@@ -38,13 +37,13 @@ public actor BeaconServer: Service {
     private let onListening: @Sendable (SocketAddress) -> Void
     private var campaignCount: Int
     private let metrics: ServeMetrics
-    public nonisolated let logger: Logger
+    package nonisolated let logger: Logger
 
     /// - Parameters:
     ///   - store: the state file; the server owns it from here on and closes it when it stops. Nil:
     ///     the state lives in memory, as long as the process.
     ///   - onListening: told the bound address (with the port picked when `port` is 0).
-    public init(
+    package init(
         configuration: ServerConfiguration, catalog: RulesCatalog, store: sending SQLiteStateStore?,
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
@@ -61,14 +60,15 @@ public actor BeaconServer: Service {
         self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: connectionLoops, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
     }
 
-    /// A server on a PostgreSQL state that other instances may share (`--state postgres://...`).
-    public init(
-        configuration: ServerConfiguration, catalog: RulesCatalog, postgres store: sending PostgresStateStore,
+    /// A server on a database's state that other instances may share (`--state postgres://...`,
+    /// the store made by BeaconRulesPostgres, so that the server compiles no database driver).
+    package init<Store: SuppressionStore & SharedStateLog>(
+        configuration: ServerConfiguration, catalog: RulesCatalog, shared store: sending Store,
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
         let metrics = ServeMetrics(factory: configuration.metrics)
-        let owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, postgres: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
+        let owner = EngineOwner(campaigns: catalog.campaigns, locales: catalog.locales, shared: store, format: configuration.format, presence: configuration.presence, retention: configuration.retention, logger: logger, metrics: metrics)
         self.init(configuration: configuration, catalog: catalog, owner: owner, metrics: metrics, on: MultiThreadedEventLoopGroup.singleton, loadCatalog: loadCatalog, logger: logger, onListening: onListening)
     }
 
@@ -86,7 +86,7 @@ public actor BeaconServer: Service {
         self.campaignCount = catalog.campaigns.campaigns.count
     }
 
-    public func run() async throws {
+    package func run() async throws {
         guard case .idle = state else { throw ServerError.alreadyStarted }
         state = .running
         owner.start()
@@ -125,7 +125,7 @@ public actor BeaconServer: Service {
 
     /// Loads the campaign and locale files again and serves the new set from the next event on.
     /// If they do not load, the current set stays, and the log says why.
-    public nonisolated func reload() async {
+    package nonisolated func reload() async {
         switch loadCatalog() {
         case .success(let catalog):
             await owner.reload(campaigns: catalog.campaigns, locales: catalog.locales)

@@ -1,6 +1,5 @@
 import BeaconRules
 import BeaconRulesStore
-import BeaconRulesPostgres
 import Foundation
 import Logging
 import NIOCore
@@ -68,12 +67,13 @@ package final class EngineOwner: SerialExecutor, Sendable {
 
     /// With `--state postgres://...`: as with a state file, the database shared with other
     /// instances (each transaction locks its devices first), its transactions awaited on the
-    /// owner's thread (`PostgresOwnerRunner`).
-    init(
-        campaigns: CampaignSet, locales: LocaleTable, postgres store: sending PostgresStateStore, format: OutputFormat = .records,
+    /// owner's thread (`SharedOwnerRunner`). The store is made elsewhere (BeaconRulesPostgres),
+    /// so that the server compiles no database driver.
+    init<Store: SuppressionStore & SharedStateLog>(
+        campaigns: CampaignSet, locales: LocaleTable, shared store: sending Store, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        engine = PostgresServeEngine(PostgresOwnerLoop(
+        engine = SharedServeEngine(SharedOwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), store: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inlineEngine = nil

@@ -1,31 +1,31 @@
-public import NIOCore
+package import NIOCore
 
 /// Splits a connection's bytes into lines at `\n`, with a length limit.
 ///
 /// NIO's `splitLines(maximumBufferSize:)` fails the whole stream on a long line; the protocol
 /// instead answers an over-long line with one error and skips it up to its newline, so the
 /// connection lives on. Memory stays within `limit` plus one read, whatever the client sends.
-public struct LineFramer: Sendable {
+package struct LineFramer: Sendable {
     /// What the framer found: a line (without its `\n`), or the start of a line over the limit.
-    public enum Frame: Sendable, Equatable {
+    package enum Frame: Sendable, Equatable {
         case line(ByteBuffer)
         /// A line longer than the limit; its bytes up to the next `\n` are dropped.
         case overlong
     }
 
     /// The longest line accepted, in bytes, not counting the `\n`.
-    public let limit: Int
+    package let limit: Int
     /// The start of a line whose newline has not arrived yet.
     private var partial: ByteBuffer?
     /// True while dropping the rest of an over-long line.
     private var skipping = false
 
-    public init(limit: Int = 64 * 1024) {
+    package init(limit: Int = 64 * 1024) {
         self.limit = limit
     }
 
     /// Frames `chunk`, handing each complete line (or over-long marker) to `emit` in order.
-    public mutating func feed(_ chunk: ByteBuffer, _ emit: (Frame) -> Void) {
+    package mutating func feed(_ chunk: ByteBuffer, _ emit: (Frame) -> Void) {
         var chunk = chunk
         while chunk.readableBytes > 0 {
             let newline = chunk.readableBytesView.firstIndex(of: 0x0A)
@@ -68,7 +68,7 @@ public struct LineFramer: Sendable {
     }
 
     /// The end of input: a last line without `\n` still counts as a line.
-    public mutating func finish(_ emit: (Frame) -> Void) {
+    package mutating func finish(_ emit: (Frame) -> Void) {
         if let last = partial, last.readableBytes > 0 { emit(.line(last)) }
         partial = nil
         skipping = false

@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 
 /// The server's steps around its pipeline, the same for every store (`OwnerLoop` with a
-/// synchronous log, `PostgresOwnerLoop` with the database).
+/// synchronous log, `SharedOwnerLoop` with a database).
 extension LinePipeline where Output == ReplyOutput {
     /// The server's pipeline over `engine` and `log`, with the delivery ledger and the presence
     /// state read from `log` (a shared log's presence is read when this instance takes it); one
@@ -77,24 +77,19 @@ extension LinePipeline where Output == ReplyOutput {
 }
 
 extension EngineOwner.Job {
-    /// Every device and id of the lines of `jobs`, the records their responses name and their
-    /// outbox requests: what a shared database locks and reads before the lines are applied.
-    static func keys(of jobs: [EngineOwner.Job]) -> BatchKeys {
-        var keys = BatchKeys()
+    /// What the lines of `jobs` read (their devices and ids, the records their responses name,
+    /// their outbox requests): what a shared database locks and reads before they are applied.
+    static func reads(of jobs: [EngineOwner.Job]) -> TransactionReads {
+        var reads = TransactionReads()
         for case .lines(let lines, _) in jobs {
             for line in lines {
                 switch line {
-                case .input(let input, _):
-                    keys.ids.append(input.id)
-                    keys.devices.append(input.device)
-                    if case .response(let response) = input { keys.responseRecords.append(response.notification) }
-                case .outbox(let after, _):
-                    keys.outboxAfter.append(after)
-                case .rejected:
-                    break
+                case .input(let input, _): reads.add(input)
+                case .outbox(let after, _): reads.outboxAfter.append(after)
+                case .rejected: break
                 }
             }
         }
-        return keys
+        return reads
     }
 }

@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 import NIOCore
 
 /// The state of a server without `--state`: it lives as long as the process, in hash tables, so
@@ -8,7 +8,7 @@ import NIOCore
 /// `order` holds them in the order they were given, so each step removes from its front, and
 /// the arena frees each chunk once no answer in it is left. `order` and `references` grow a block
 /// at a time (`SegmentedQueue`): a buffer that doubles would copy all the answers at once.
-public final class MemoryStateLog: StateLog {
+package final class MemoryStateLog: StateLog {
     /// Where each answered event's records sit: their own bytes in `arena`, and the runs they
     /// refer to (`references[start - referencesBase ..< ... + count]`).
     private struct Answer {
@@ -48,21 +48,21 @@ public final class MemoryStateLog: StateLog {
     private var outboxEntries = CircularBuffer<(seq: Int64, at: Int64, records: [UInt8])>()
     private var nextOutboxSeq: Int64 = 1
 
-    public init() {
+    package init() {
         // Room for a million answers before the first rehash (a rehash moves every key, and the
         // log only grows); untouched capacity costs address space, not memory.
         answers.reserveCapacity(1 << 20)
     }
 
-    public func begin() {}
-    public func commit() {}
-    public func rollback() {}
+    package func begin() {}
+    package func commit() {}
+    package func rollback() {}
 
-    public var keepsReferences: Bool { true }
-    public var heldAnswers: Int { answers.count }
-    public var fileBytes: Int? { nil }
+    package var keepsReferences: Bool { true }
+    package var heldAnswers: Int { answers.count }
+    package var fileBytes: Int? { nil }
 
-    public func answer(event id: String) -> [UInt8]? {
+    package func answer(event id: String) -> [UInt8]? {
         guard let answer = answers[id] else { return nil }
         let own = arena.bytes(answer.own)
         if answer.referencesCount == 0 { return own }
@@ -79,13 +79,13 @@ public final class MemoryStateLog: StateLog {
         return joined
     }
 
-    public func remember(event id: String, records: [UInt8]) {
+    package func remember(event id: String, records: [UInt8]) {
         let own = arena.append(records)
         answers[id] = Answer(own: own, referencesStart: referencesBase + references.count, referencesCount: 0)
         order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesCount: 0))
     }
 
-    public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
+    package func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
         if !records.references.isEmpty && storages.last !== storage { storages.append(storage) }
         let start = referencesBase + references.count
         for reference in records.references {
@@ -97,11 +97,11 @@ public final class MemoryStateLog: StateLog {
         order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesCount: count))
     }
 
-    public func setClock(_ now: Timestamp) { clock = now.milliseconds }
+    package func setClock(_ now: Timestamp) { clock = now.milliseconds }
 
     /// Answers given before `time`, oldest first, and the arena chunks left with none of them;
     /// then outbox entries kept before `time`.
-    public func forgetAnswers(before time: Timestamp, limit: Int) -> Int {
+    package func forgetAnswers(before time: Timestamp, limit: Int) -> Int {
         var forgotten = 0
         while forgotten < limit, let oldest = order.first, oldest.at < time.milliseconds {
             order.removeFirst()
@@ -123,22 +123,22 @@ public final class MemoryStateLog: StateLog {
     }
 
     /// Answers remembered now (for tests and the soak).
-    public var answerCount: Int { answers.count }
+    package var answerCount: Int { answers.count }
 
     /// The ledger lives in the engine; there is nothing saved to load, and nothing to save.
-    public var savesLedger: Bool { false }
-    public func loadLedger() -> DeliveryLedger { DeliveryLedger() }
-    public func saveLedger(_ lines: [DeliveryLedger.Line]) {}
-    public func loadPresence() -> [UInt8]? { nil }
-    public func savePresence(_ snapshot: [UInt8]) {}
+    package var savesLedger: Bool { false }
+    package func loadLedger() -> DeliveryLedger { DeliveryLedger() }
+    package func saveLedger(_ lines: [DeliveryLedger.Line]) {}
+    package func loadPresence() -> [UInt8]? { nil }
+    package func savePresence(_ snapshot: [UInt8]) {}
 
-    public func appendOutbox(_ records: [UInt8]) {
+    package func appendOutbox(_ records: [UInt8]) {
         if records.isEmpty { return }
         outboxEntries.append((nextOutboxSeq, clock, records))
         nextOutboxSeq += 1
     }
 
-    public func outbox(after: Int64, limit: Int) -> [(seq: Int64, records: [UInt8])] {
+    package func outbox(after: Int64, limit: Int) -> [(seq: Int64, records: [UInt8])] {
         // Sequence numbers count up by one: entry n sits n - (the first's) from the front.
         guard let first = outboxEntries.first?.seq else { return [] }
         let start = Int(min(max(after + 1 - first, 0), Int64(outboxEntries.count)))
@@ -149,7 +149,7 @@ public final class MemoryStateLog: StateLog {
         }
     }
 
-    public func close() {
+    package func close() {
         arena.stop()
     }
 

@@ -1,10 +1,9 @@
 import BeaconRules
-import BeaconRulesPostgres
 import BeaconRulesStore
 import NIOCore
 
 /// `serve`'s engine with its store, as the `EngineOwner` runs it on its thread: an `OwnerLoop` of
-/// a concrete store, or the `PostgresOwnerLoop`, behind a protocol, so that the owner is not
+/// a concrete store, or the `SharedOwnerLoop` on a database, behind a protocol, so that the owner is not
 /// generic.
 protocol ServeEngine: Sendable {
     /// Nothing is pending on the clock (no open stay, pending exit or dwell): the owner may
@@ -66,23 +65,25 @@ final class SQLiteServeEngine: OwnerLoopEngine, @unchecked Sendable {
     init(_ loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>) { self.loop = loop }
 }
 
-/// `serve --state postgres://...`: the `PostgresOwnerLoop`, run by a `PostgresOwnerRunner` made
-/// on the owner's thread as it starts. `@unchecked Sendable`: `loop` is handed to the runner once,
-/// on that thread, and `runner` is read only there (every call below is the owner thread's).
-final class PostgresServeEngine: ServeEngine, @unchecked Sendable {
-    private var loop: PostgresOwnerLoop?
-    private var runner: PostgresOwnerRunner?
+/// `serve --state postgres://...`: a `SharedOwnerLoop` on the database's store (made by
+/// BeaconRulesPostgres, so that the server compiles no database driver), run by a
+/// `SharedOwnerRunner` made on the owner's thread as it starts. `@unchecked Sendable`: `loop` is
+/// handed to the runner once, on that thread, and `runner` is read only there (every call below
+/// is the owner thread's).
+final class SharedServeEngine<Store: SuppressionStore & SharedStateLog>: ServeEngine, @unchecked Sendable {
+    private var loop: SharedOwnerLoop<Store>?
+    private var runner: SharedOwnerRunner<Store>?
 
-    init(_ loop: PostgresOwnerLoop) { self.loop = loop }
+    init(_ loop: SharedOwnerLoop<Store>) { self.loop = loop }
 
     func start(on executor: UnownedSerialExecutor) {
         guard let loop else { return }
         self.loop = nil
-        runner = PostgresOwnerRunner(loop: loop, executor: executor)
+        runner = SharedOwnerRunner(loop: loop, executor: executor)
     }
 
-    private var started: PostgresOwnerRunner {
-        guard let runner else { preconditionFailure("the PostgreSQL engine used before the owner's thread started it") }
+    private var started: SharedOwnerRunner<Store> {
+        guard let runner else { preconditionFailure("the database's engine used before the owner's thread started it") }
         return runner
     }
 

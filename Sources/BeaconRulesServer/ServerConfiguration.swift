@@ -1,44 +1,44 @@
-public import BeaconRules
-public import CoreMetrics
+package import BeaconRules
+package import CoreMetrics
 import NIOCore
 
 /// Where `serve` listens, and the limits it keeps per connection.
-public struct ServerConfiguration: Sendable {
-    public var host: String
+package struct ServerConfiguration: Sendable {
+    package var host: String
     /// 0 picks a free port; the bound one is reported through `onListening`.
-    public var port: Int
+    package var port: Int
     /// Needed to listen on anything but loopback.
-    public var allowRemote: Bool
+    package var allowRemote: Bool
     /// The longest request line, in bytes (SPEC: 64 KiB).
-    public var maximumLineLength: Int
+    package var maximumLineLength: Int
     /// Lines of one connection read but not yet answered. A client that does not read its replies
     /// stops being read once this many are waiting, so it costs bounded memory.
-    public var linesInFlight: Int
+    package var linesInFlight: Int
     /// How records are written in replies: SPEC section 3's records, or APNs payloads.
-    public var format: OutputFormat = .records
+    package var format: OutputFormat = .records
     /// The presence layer's settings. Sightings always go through it; given enter/exit events only
     /// with `flickerControl` (off by default here, so plain streams are answered as before).
-    public var presence: PresenceSettings = ServerConfiguration.plainPresence
+    package var presence: PresenceSettings = ServerConfiguration.plainPresence
     /// Where the server's metrics go (`beaconrules_events_total` and the others of
     /// docs/serve.md#metrics); by default nowhere.
-    public var metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    package var metrics: any MetricsFactory = NOOPMetricsHandler.instance
     /// How long answers, suppression state and deliveries are remembered (SPEC section 5).
-    public var retention: Retention = .default
+    package var retention: Retention = .default
     /// Without a state file: the engine on a thread of its own, fed through a queue as with a
     /// state file, instead of on one of the event loops (the default, where that loop's
     /// connections call it with no hop; the two measured close to a tie on two cores, the event
     /// loop with less CPU an event). For measuring the two against each other
     /// (`serve --engine-thread`, hidden).
-    public var engineThread = false
+    package var engineThread = false
 
     /// Presence settings with flicker control off.
-    public static var plainPresence: PresenceSettings {
+    package static var plainPresence: PresenceSettings {
         var settings = PresenceSettings()
         settings.flickerControl = false
         return settings
     }
 
-    public init(host: String = "127.0.0.1", port: Int = 7700, allowRemote: Bool = false,
+    package init(host: String = "127.0.0.1", port: Int = 7700, allowRemote: Bool = false,
                 maximumLineLength: Int = 64 * 1024, linesInFlight: Int = 1024) {
         self.host = host
         self.port = port
@@ -48,13 +48,13 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Refuses a non-loopback host without `allowRemote`, and ports out of range.
-    public func validate() throws(ServerError) {
+    package func validate() throws(ServerError) {
         guard (0...65535).contains(port) else { throw .badPort(port) }
         if !allowRemote && !Self.isLoopback(host) { throw .remoteHostRefused(host) }
     }
 
     /// `localhost`, 127.0.0.0/8 and `::1` (also as `::ffff:127.x.x.x`).
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         if host.lowercased() == "localhost" { return true }
         guard let address = try? SocketAddress(ipAddress: host, port: 0), let text = address.ipAddress else { return false }
         switch address.protocol {

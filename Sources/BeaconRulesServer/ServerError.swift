@@ -1,5 +1,5 @@
 /// Why the server cannot start or go on, in words a user can act on.
-public enum ServerError: Error, Sendable, CustomStringConvertible {
+package enum ServerError: Error, Sendable, CustomStringConvertible {
     /// `--host` is not a loopback address and `--allow-remote` was not given.
     case remoteHostRefused(String)
     /// The address could not be bound (in use, not an address of this machine...).
@@ -11,7 +11,7 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     /// `run()` was called a second time on the same server.
     case alreadyStarted
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .remoteHostRefused(let host):
             return "--host \(host) is not a loopback address; the protocol has no authentication, so add --allow-remote to listen there anyway"

@@ -1,11 +1,11 @@
-public import BeaconRules
-public import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesStore
 
 /// An `AnswerLog` with the transactions the `EngineOwner` brackets each batch of jobs in, and a
 /// close. `SQLiteStateStore` is one (`--state`); `MemoryStateLog` is the one without a file.
 ///
 /// Not `Sendable`: the owner thread makes every call.
-public protocol StateLog: AnyObject, AnswerLog {
+package protocol StateLog: AnyObject, AnswerLog {
     func begin() throws(StoreError)
     func commit() throws(StoreError)
     func rollback()
@@ -14,12 +14,6 @@ public protocol StateLog: AnyObject, AnswerLog {
     var heldAnswers: Int { get }
     /// The state file's size with its write-ahead log, or nil in memory.
     var fileBytes: Int? { get }
-    /// Whether the log wants `lock(devices:answersOf:)` called at the start of each transaction
-    /// (a database shared by many instances: the devices are locked, their state loaded at once).
-    var locksDevices: Bool { get }
-    /// Locks the devices of a transaction's lines and loads their state and their ids' answers,
-    /// before any line is applied. Called once per transaction, right after `begin()`.
-    func lock(devices: [String], answersOf ids: [String]) throws(StoreError)
     /// The WAL's checkpoints and bytes written so far (running totals), nil without a WAL.
     var walActivity: SQLiteStateStore.WALActivity? { get }
     /// The replies of the last commit are on their way: work a commit left for between two
@@ -28,16 +22,13 @@ public protocol StateLog: AnyObject, AnswerLog {
 }
 
 extension StateLog {
-    public var walActivity: SQLiteStateStore.WALActivity? { nil }
-    /// A log that no other process writes locks nothing.
-    public var locksDevices: Bool { false }
+    package var walActivity: SQLiteStateStore.WALActivity? { nil }
     /// Nothing left for between transactions.
-    public func repliesSent() {}
-    public func lock(devices: [String], answersOf ids: [String]) throws(StoreError) {}
+    package func repliesSent() {}
 }
 
 extension SQLiteStateStore: StateLog {
-    public var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
+    package var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
     /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`).
-    public func repliesSent() { checkpointStep() }
+    package func repliesSent() { checkpointStep() }
 }

@@ -17,7 +17,8 @@ public struct Explanation: Sendable {
     }
 
     /// Every campaign's verdict on `event`, in load order. The state is read, never changed.
-    public static func all<Store: SuppressionStore>(_ engine: RulesEngine<Store>, _ event: BeaconEvent) -> [Explanation] {
+    /// Package only: an embedder asks `RulesService.explain(_:)`, which owns the engine.
+    package static func all<Store: SuppressionStore>(_ engine: RulesEngine<Store>, _ event: BeaconEvent) -> [Explanation] {
         engine.explain(event).map { campaign, verdict in
             var language: String?
             if case .fires(let fireDate) = verdict {

@@ -1,7 +1,5 @@
 public import BeaconRules
 import BeaconRulesServer
-import BeaconRulesPostgres
-import BeaconRulesStore
 public import CoreMetrics
 public import Logging
 public import ServiceLifecycle
@@ -25,7 +23,7 @@ public import ServiceLifecycle
 public actor RulesService: Service {
     /// The thread every call runs on (the actor's executor).
     private let owner = EngineOwner(threadNamed: "rules-service")
-    private let engine: Engine
+    private let engine: ServiceEngineKind
     /// Calls in order, one at a time, across their awaits (an actor alone would interleave them).
     private let turns = ServiceTurns()
     private let logger: Logger
@@ -59,16 +57,7 @@ public actor RulesService: Service {
     ) throws {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         let settings = presence ?? Self.defaultPresence(for: catalog.campaigns)
-        switch state {
-        case .inMemory:
-            engine = .local(try ServicePipeline(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: settings, retention: retention))
-        case .sqlite(let path):
-            let store = try SQLiteStateStore(path: path)
-            engine = .local(try ServicePipeline(catalog: catalog, store: store, log: store, presence: settings, retention: retention))
-        case .postgres(let location):
-            // Connected at the first call (or `openState()`): an initializer does no I/O.
-            engine = .database(PostgresServicePipeline(location: location, catalog: catalog, presence: settings, retention: retention, logger: logger))
-        }
+        engine = try state.open(catalog, settings, retention, logger)
         self.catalog = catalog
         self.logger = logger
         self.metrics = ServeMetrics(factory: metrics)
@@ -95,10 +84,10 @@ public actor RulesService: Service {
     /// goes wrong. A service that must not start without its database calls it before taking
     /// work. In memory or in a file, the state is open already.
     public func openState() async throws {
-        guard case .database(let database) = engine else { return }
+        guard case .shared(let database) = engine else { return }
         await turns.enter()
         defer { turns.leave() }
-        _ = try await database.opened()
+        try await database.open()
     }
 
     /// One beacon event's records, in SPEC order.
@@ -175,7 +164,7 @@ public actor RulesService: Service {
     public func explain(_ event: BeaconEvent) async -> [Explanation] {
         switch engine {
         case .local(let engine): return engine.explain(event)
-        case .database(let database):
+        case .shared(let database):
             await turns.enter()
             defer { turns.leave() }
             do { return try await database.explain(event) } catch {
@@ -205,7 +194,7 @@ public actor RulesService: Service {
         for warning in catalog.warnings { logger.warning("\(warning)") }
         switch engine {
         case .local(let engine): engine.reload(catalog)
-        case .database(let database): database.reload(catalog)
+        case .shared(let database): database.reload(catalog)
         }
         self.catalog = catalog
         metrics.reloaded(true)
@@ -233,7 +222,7 @@ public actor RulesService: Service {
         closed = true
         switch engine {
         case .local(let engine): engine.close()
-        case .database(let database): database.close()
+        case .shared(let database): database.close()
         }
         logger.info("state closed")
     }
@@ -245,7 +234,7 @@ public actor RulesService: Service {
             case .local(let engine):
                 try refuseWhenClosed()
                 output = try engine.apply(lines)
-            case .database(let database):
+            case .shared(let database):
                 await turns.enter()
                 defer { turns.leave() }
                 try refuseWhenClosed()
@@ -289,7 +278,7 @@ public actor RulesService: Service {
             sampled = now
             switch engine {
             case .local(let engine): metrics.held(engine.held())
-            case .database(let database): metrics.held(database.held())
+            case .shared(let database): metrics.held(database.held())
             }
         }
     }
@@ -297,12 +286,6 @@ public actor RulesService: Service {
     /// Every line of the call is refused: the error names the first.
     private func refuseWhenClosed() throws(LineRejected) {
         if closed { throw LineRejected(line: 1, message: "the service is closed") }
-    }
-
-    /// The engine and its store: synchronous (memory, a file) or awaited (a database).
-    private enum Engine {
-        case local(any ServiceEngine)
-        case database(PostgresServicePipeline)
     }
 
     private static let silentPrefix = Array(#"{"kind":"silent""#.utf8)

@@ -1,7 +1,7 @@
 import Foundation
-import BeaconRules
-import BeaconRulesServer
-import BeaconRulesStore
+package import BeaconRules
+package import BeaconRulesServer
+package import BeaconRulesStore
 
 /// The service's engine with its store: its one `LinePipeline`, behind a protocol so that the
 /// service is not generic over its store. Each `apply` is one transaction: the lines appended
@@ -9,7 +9,7 @@ import BeaconRulesStore
 /// returned.
 ///
 /// Not thread-safe: the service's actor makes every call, on the engine's owner.
-protocol ServiceEngine: AnyObject {
+package protocol ServiceEngine: AnyObject {
     /// `identified`: the line's id names the event (an id seen again is answered as before).
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
@@ -19,11 +19,38 @@ protocol ServiceEngine: AnyObject {
     func held() -> HeldState
 }
 
+/// The service's engine as its `StateStorage` opens it: called at once (memory, a file), or
+/// awaited (a database that other instances share).
+package enum ServiceEngineKind {
+    /// Each call applied and committed at once, on the service's executor.
+    case local(any ServiceEngine)
+    /// Each call's round trips awaited on the service's executor, calls taking turns.
+    case shared(any SharedServiceEngine)
+}
+
+/// The service's engine on a database whose round trips are awaited (`SharedServicePipeline`).
+///
+/// Not thread-safe: the service's actor makes every call, one at a time (`ServiceTurns`).
+package protocol SharedServiceEngine: AnyObject {
+    /// Opens the state, if not open yet (connects, checks the schema, reads the ledger).
+    nonisolated(nonsending) func open() async throws
+    /// The lines in one transaction; their outcomes.
+    nonisolated(nonsending) func apply(_ lines: [(input: InputLine, identified: Bool)]) async throws -> ServiceOutput
+    /// The event explained against its device's saved state; nothing changed.
+    nonisolated(nonsending) func explain(_ event: BeaconEvent) async throws -> [Explanation]
+    /// A new catalog, for the next call.
+    func reload(_ catalog: RulesCatalog)
+    /// Ends the connection.
+    func close()
+    /// How much the state holds (for the metrics).
+    func held() -> HeldState
+}
+
 /// The `ServiceEngine` of a store and a log.
-final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngine {
+package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngine {
     private let pipeline: LinePipeline<Store, Log, ServiceOutput>
 
-    init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention) throws {
+    package init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention) throws {
         pipeline = LinePipeline(
             engine: PresenceEngine(engine: RulesEngine(campaigns: catalog.campaigns, locales: catalog.locales, store: store), settings: presence),
             log: log, output: ServiceOutput(), logsPresenceInput: true, retention: retention)
@@ -31,7 +58,7 @@ final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngi
         try pipeline.loadPresence()
     }
 
-    func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput {
+    package func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput {
         pipeline.output.outcomes.removeAll(keepingCapacity: true)
         pipeline.output.unhandled.removeAll()
         do {
@@ -48,19 +75,19 @@ final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngi
         return pipeline.output
     }
 
-    func reload(_ catalog: RulesCatalog) {
+    package func reload(_ catalog: RulesCatalog) {
         pipeline.reload(campaigns: catalog.campaigns, locales: catalog.locales)
     }
 
-    func explain(_ event: BeaconEvent) -> [Explanation] {
+    package func explain(_ event: BeaconEvent) -> [Explanation] {
         Explanation.all(pipeline.engine.engine, event)
     }
 
-    func close() {
+    package func close() {
         pipeline.log.close()
     }
 
-    func held() -> HeldState {
+    package func held() -> HeldState {
         HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.indexedCount(), fileBytes: pipeline.log.fileBytes)
     }
 }

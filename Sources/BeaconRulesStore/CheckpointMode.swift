@@ -2,7 +2,7 @@
 ///
 /// `serve` uses `.onThread`; the two others are for `scripts/serve-benchmark.sh` to compare with
 /// it in one run (serve's hidden `--checkpoints-in-commits` and `--checkpoints-between-commits`).
-public enum CheckpointMode: Sendable, Equatable {
+package enum CheckpointMode: Sendable, Equatable {
     /// `WALCheckpointer`'s thread copies the bulk while the commits go on; the owner copies the
     /// last few frames between two commits (`checkpointStep()`).
     case onThread

@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 
 /// The delivery ledger (delivered notifications, their response states, handled clicks and the
 /// unhandled counts that `report` reads) kept in the state file next to the suppression state.
@@ -13,7 +13,7 @@ public import BeaconRules
 extension SQLiteStateStore {
     /// The saved ledger, or an empty one when none was saved yet. Lines load in key order (a
     /// delivery before the lines naming it), as `DeliveryLedger.Line.key` asks.
-    public func loadLedger() throws(StoreError) -> DeliveryLedger {
+    package func loadLedger() throws(StoreError) -> DeliveryLedger {
         var ledger = DeliveryLedger()
         var rows: [String: Int64] = [:]
         let statement = try db.prepare("SELECT key, seq, line FROM ledger ORDER BY key, seq")
@@ -41,7 +41,7 @@ extension SQLiteStateStore {
     }
 
     /// Saves changed ledger lines inside the open transaction.
-    public func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
+    package func saveLedger(_ lines: [DeliveryLedger.Line]) throws(StoreError) {
         if lines.isEmpty { return }
         do throws(StoreError) {
             if !ledgerRowsKnown { try readLedgerRows() }

@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Record tails kept once in the state file. An answer's records repeat, event after event, the
 /// long tail the engine rendered once for their campaign, trigger and language (the in-memory log
@@ -40,10 +40,10 @@ struct RecordTails {
 
 extension SQLiteStateStore {
     /// Answers are written as the engine wrote them, their tails by reference.
-    public var keepsReferences: Bool { true }
+    package var keepsReferences: Bool { true }
 
     /// `remember` with each referenced run stored as its tail's number.
-    public func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
+    package func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
         if records.references.isEmpty {
             remember(event: id, records: records.bytes)
             return

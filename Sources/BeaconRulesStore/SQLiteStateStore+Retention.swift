@@ -1,16 +1,16 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Retention in the state file (SPEC section 5): answers and outbox entries by the wall clock
 /// they were stamped with, suppression state by a sweep over `firing` in key order, a few hundred
 /// rows per commit; the pages freed go back to the file system a few at a time (incremental
 /// vacuum), so the file stops growing under a steady stream instead of keeping every event.
 extension SQLiteStateStore {
-    public func setClock(_ now: Timestamp) { clock = now.milliseconds }
+    package func setClock(_ now: Timestamp) { clock = now.milliseconds }
 
     /// Answers and outbox entries from the oldest on, while they were given before `time`, at
     /// most `limit` of each: the first one given later stops it (as the in-memory log does). One
     /// row read when nothing is old enough, which is most of the time.
-    public func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
+    package func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         if failure != nil { return 0 }
         let answers = try deleteOldest(oldestAnswers, through: forgetAnswersThrough, before: time, limit: limit)
         if answers > 0 { try forgetUnnamedTails() }
@@ -39,7 +39,7 @@ extension SQLiteStateStore {
     }
 
     /// The next `limit` rows of `firing` after the last step's, those of them expired deleted.
-    public func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
+    package func forgetFirings(_ expiry: FiringExpiry, limit: Int) -> Int {
         if failure != nil { return 0 }
         var expired: [(String, String)] = []
         var seen = 0
@@ -74,7 +74,7 @@ extension SQLiteStateStore {
     /// Pages free in the file beyond a slack of an eighth of it (at least 256) go back, at most
     /// `reclaimStep` per call: the file keeps room for what comes next, and shrinks when a lot
     /// was forgotten.
-    public func reclaimSpace() throws(StoreError) {
+    package func reclaimSpace() throws(StoreError) {
         if failure != nil { return }
         let free = try freePages.integer()
         let slack = max(256, try allPages.integer() / 8)
@@ -85,7 +85,7 @@ extension SQLiteStateStore {
     static let reclaimStep: Int64 = 512
 
     /// The database's pages (in use and free) in bytes, without the write-ahead log.
-    public func pageBytes() throws(StoreError) -> Int64 {
+    package func pageBytes() throws(StoreError) -> Int64 {
         try db.integer("PRAGMA page_count") * db.integer("PRAGMA page_size")
     }
 }

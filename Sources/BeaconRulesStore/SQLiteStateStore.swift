@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Durable engine state in one SQLite file: the suppression and once-only state per
 /// (device, campaign), and a line pipeline's `AnswerLog`: the answered events with the records
@@ -18,9 +18,9 @@ public import BeaconRules
 ///
 /// Not `Sendable`: one owner makes every call. The file is locked while it is open (`flock` on
 /// `<file>.lock`), so a second process cannot interleave its own changes.
-public final class SQLiteStateStore: SuppressionStore {
+package final class SQLiteStateStore: SuppressionStore {
     /// The file, or `:memory:`.
-    public let path: String
+    package let path: String
     let db: SQLiteConnection
     /// Nil for `:memory:`, which nobody else can open.
     private let lock: StateFileLock?
@@ -33,9 +33,9 @@ public final class SQLiteStateStore: SuppressionStore {
     /// the WAL (4 KiB a frame) when the checkpointer cannot keep up.
     let walLimitFrames: Int
     /// Checkpoints run by commits because the WAL passed `walLimitFrames`.
-    public private(set) var inlineCheckpoints = 0
+    package private(set) var inlineCheckpoints = 0
     /// Checkpoints the owner ran between commits to copy back the last frames (`checkpointStep`).
-    public private(set) var checkpointSteps = 0
+    package private(set) var checkpointSteps = 0
     /// Set by a commit that left the last frames to the owner's `checkpointStep()`.
     private(set) var checkpointStepDue = false
     /// Times the WAL was seen to start over, and its length after the last commit: a checkpoint
@@ -86,7 +86,7 @@ public final class SQLiteStateStore: SuppressionStore {
     private(set) var failure: StoreError?
     /// Answered events in the file: counted once at open, then kept up to date by `remember`,
     /// `commit` and `rollback` (the metrics read it once a second; a count(*) would scan the table).
-    public internal(set) var heldAnswers = 0
+    package internal(set) var heldAnswers = 0
     /// Answers remembered in the open transaction, added to `heldAnswers` when it commits.
     var pendingAnswers = 0
 
@@ -99,16 +99,16 @@ public final class SQLiteStateStore: SuppressionStore {
     static let cacheKiB = 65_536
 
     /// Frames in the WAL (4 KiB each) before the checkpointer is asked to copy them back.
-    public static let walCheckpointFrames = 1024
+    package static let walCheckpointFrames = 1024
     /// Frames past which a commit checkpoints itself: 64 MiB of WAL.
-    public static let walLimitFrames = 16_384
+    package static let walLimitFrames = 16_384
     /// Frames left to copy (those written while the checkpointer copied, or the last commit's if
     /// more) that the owner copies itself between two commits: 1 MiB of WAL at most, about a
     /// millisecond on this machine.
-    public static let walStepFrames = 256
+    package static let walStepFrames = 256
 
     /// Opens (or creates) the state file at `path`; `checkpoints` says who copies its WAL back.
-    public convenience init(path: String, checkpoints: CheckpointMode = .onThread) throws(StoreError) {
+    package convenience init(path: String, checkpoints: CheckpointMode = .onThread) throws(StoreError) {
         let frames = switch checkpoints {
         case .onThread: Self.walCheckpointFrames
         case .inCommits: 0
@@ -128,7 +128,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// A state that lives only as long as this object (the server without `--state`).
-    public static func inMemory() throws(StoreError) -> SQLiteStateStore {
+    package static func inMemory() throws(StoreError) -> SQLiteStateStore {
         try SQLiteStateStore(connection: SQLiteConnection(path: ":memory:"), lock: nil, walCheckpointFrames: 0, walLimitFrames: 0)
     }
 
@@ -194,24 +194,24 @@ public final class SQLiteStateStore: SuppressionStore {
     deinit { close() }
 
     /// Checkpoints run by the checkpointer's thread so far.
-    public var backgroundCheckpoints: Int { checkpointer?.state.checkpoints ?? 0 }
+    package var backgroundCheckpoints: Int { checkpointer?.state.checkpoints ?? 0 }
 
     /// What the WAL has seen so far: running totals for the metrics and the log.
-    public struct WALActivity: Sendable {
+    package struct WALActivity: Sendable {
         /// Checkpoints that copied the WAL back (the checkpointer's and the commits' own).
-        public var checkpoints = 0
+        package var checkpoints = 0
         /// Checkpoints that failed, and the last failure.
-        public var failedCheckpoints = 0
-        public var lastFailure: StoreError?
+        package var failedCheckpoints = 0
+        package var lastFailure: StoreError?
         /// Bytes the commits wrote to the WAL (whole pages; a page changed by many events of one
         /// commit is written once).
-        public var bytesWritten = 0
+        package var bytesWritten = 0
 
-        public init() {}
+        package init() {}
     }
 
     /// Nil for `:memory:`, which has no WAL.
-    public var walActivity: WALActivity? {
+    package var walActivity: WALActivity? {
         if path == ":memory:" { return nil }
         var activity = WALActivity()
         let background = checkpointer?.state ?? WALCheckpointer.Progress()
@@ -290,7 +290,7 @@ public final class SQLiteStateStore: SuppressionStore {
     /// transactions: `serve` calls it once the replies of a commit are sent, and `begin()` if
     /// nobody did. One PASSIVE checkpoint of at most a few hundred frames; a failure is counted
     /// as the commits' own checkpoints' are, and the checkpointer is asked again later.
-    public func checkpointStep() {
+    package func checkpointStep() {
         guard checkpointStepDue, !inTransaction else { return }
         checkpointStepDue = false
         do throws(StoreError) {
@@ -347,7 +347,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Finalizes the statements and closes the file (also done on deinit).
-    public func close() {
+    package func close() {
         if inTransaction { rollback() }
         for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
             statement.finalize()
@@ -361,7 +361,7 @@ public final class SQLiteStateStore: SuppressionStore {
     // MARK: - Transactions
 
     /// Starts a transaction; every change until `commit()` becomes durable together, or not at all.
-    public func begin() throws(StoreError) {
+    package func begin() throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
         checkpointStep()
         try db.execute("BEGIN IMMEDIATE")
@@ -372,7 +372,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Makes every change since `begin()` durable. On any failure in the transaction, nothing of
     /// it is kept and the error says why.
-    public func commit() throws(StoreError) {
+    package func commit() throws(StoreError) {
         precondition(inTransaction, "commit() without begin()")
         if let failure {
             rollback()
@@ -396,7 +396,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Forgets every change since `begin()`.
-    public func rollback() {
+    package func rollback() {
         try? db.execute("ROLLBACK")
         inTransaction = false
         failure = nil
@@ -411,7 +411,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     // MARK: - Suppression state
 
-    public func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
+    package func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         if failure != nil { return nil }
         defer { selectFiring.reset() }
         selectFiring.bind(1, device)
@@ -427,7 +427,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// One statement for all of an event's candidates: the device's rows (a few, side by side
     /// in the key order) are read once, where a `lastFiring` per candidate ran one each.
-    public func lastFirings(_ device: String, _ campaigns: UnsafeBufferPointer<CampaignID>, into times: UnsafeMutablePointer<Int64?>) {
+    package func lastFirings(_ device: String, _ campaigns: UnsafeBufferPointer<CampaignID>, into times: UnsafeMutablePointer<Int64?>) {
         for k in campaigns.indices { times[k] = nil }
         if failure != nil || campaigns.isEmpty { return }
         if campaigns.count == 1 {
@@ -448,7 +448,7 @@ public final class SQLiteStateStore: SuppressionStore {
         }
     }
 
-    public func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
+    package func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         if failure != nil { return }
         defer { upsertFiring.reset() }
         upsertFiring.bind(1, device)
@@ -461,7 +461,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// The records (JSON lines, each ending in `\n`) this event id was answered with, or nil when
     /// the id is new. Sees the open transaction's own answers too.
-    public func answer(event id: String) -> [UInt8]? {
+    package func answer(event id: String) -> [UInt8]? {
         if failure != nil { return nil }
         defer { selectAnswer.reset() }
         selectAnswer.bind(1, id)
@@ -475,7 +475,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Logs the answer to a new event id: its records as JSON lines, each ending in `\n`.
-    public func remember(event id: String, records: [UInt8]) {
+    package func remember(event id: String, records: [UInt8]) {
         if failure != nil { return }
         _ = insert(event: id, stored: records)
     }
@@ -513,7 +513,7 @@ public final class SQLiteStateStore: SuppressionStore {
     // MARK: - Presence (serve)
 
     /// Keeps the presence layer's snapshot (one per file), in the open transaction.
-    public func savePresence(_ snapshot: [UInt8]) {
+    package func savePresence(_ snapshot: [UInt8]) {
         if failure != nil { return }
         do {
             let statement = try db.prepare("INSERT OR REPLACE INTO presence (id, snapshot) VALUES (1, ?1)")
@@ -524,7 +524,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// The presence snapshot kept by `savePresence`, if any.
-    public func loadPresence() throws(StoreError) -> [UInt8]? {
+    package func loadPresence() throws(StoreError) -> [UInt8]? {
         let statement = try db.prepare("SELECT snapshot FROM presence WHERE id = 1")
         defer { statement.finalize() }
         return try statement.step() ? statement.blob(0) : nil
@@ -532,7 +532,7 @@ public final class SQLiteStateStore: SuppressionStore {
 
     /// Appends records that fired on the clock (no request line to answer) to the outbox, in the
     /// open transaction.
-    public func appendOutbox(_ records: [UInt8]) {
+    package func appendOutbox(_ records: [UInt8]) {
         if failure != nil || records.isEmpty { return }
         do {
             let statement = try db.prepare("INSERT INTO outbox (records, at) VALUES (?1, ?2)")
@@ -544,7 +544,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Outbox entries after sequence number `after`, oldest first: (seq, records as JSON lines).
-    public func outbox(after: Int64, limit: Int = 1000) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
+    package func outbox(after: Int64, limit: Int = 1000) throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
         let statement = try db.prepare("SELECT seq, records FROM outbox WHERE seq > ?1 ORDER BY seq LIMIT \(limit)")
         defer { statement.finalize() }
         statement.bind(1, after)
@@ -556,7 +556,7 @@ public final class SQLiteStateStore: SuppressionStore {
     // MARK: - Inspection
 
     /// Every (device, campaign) firing, sorted by device then campaign.
-    public func firings() throws(StoreError) -> [FiringEntry] {
+    package func firings() throws(StoreError) -> [FiringEntry] {
         let statement = try db.prepare("SELECT device, campaign, time FROM firing ORDER BY device, campaign")
         defer { statement.finalize() }
         var entries: [FiringEntry] = []
@@ -569,7 +569,7 @@ public final class SQLiteStateStore: SuppressionStore {
     }
 
     /// Every answered event id with its records, sorted by id.
-    public func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
+    package func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
         let statement = try db.prepare("SELECT event, records FROM answered ORDER BY event")
         defer { statement.finalize() }
         var rows: [(event: String, records: [UInt8])] = []

@@ -1,30 +1,30 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Everything a state holds, as rows, to move it to another store (`beaconrules state copy`).
-public struct StateExport: Sendable {
+package struct StateExport: Sendable {
     /// The suppression and once-only state: the last firing per (device, campaign).
-    public var firings: [FiringEntry] = []
+    package var firings: [FiringEntry] = []
     /// Answered event ids, their records and when they were given (ms, the answer retention's clock).
-    public var answers: [(event: String, records: [UInt8], at: Int64)] = []
+    package var answers: [(event: String, records: [UInt8], at: Int64)] = []
     /// The delivery ledger's saved lines, by their keys.
-    public var ledger: [(key: String, line: [UInt8])] = []
+    package var ledger: [(key: String, line: [UInt8])] = []
     /// The presence layer's snapshot, if one was saved.
-    public var presence: [UInt8]?
+    package var presence: [UInt8]?
     /// Records that fired on the clock, with their sequence numbers and when they were given.
-    public var outbox: [(seq: Int64, records: [UInt8], at: Int64)] = []
+    package var outbox: [(seq: Int64, records: [UInt8], at: Int64)] = []
 
     /// An empty state.
-    public init() {}
+    package init() {}
 
     /// What `beaconrules state copy` prints: how many rows of each kind went.
-    public var summary: String {
+    package var summary: String {
         "\(firings.count) firings, \(answers.count) answers, \(ledger.count) ledger lines, \(outbox.count) outbox entries"
     }
 }
 
 extension SQLiteStateStore {
     /// Every row of the file, read in one transaction.
-    public func export() throws(StoreError) -> StateExport {
+    package func export() throws(StoreError) -> StateExport {
         var export = StateExport()
         try begin()
         defer { rollback() }
@@ -47,7 +47,7 @@ extension SQLiteStateStore {
     /// Writes `export` into this (empty) state file in one transaction: `beaconrules state copy`
     /// into SQLite. A file that already holds firings, answers or ledger lines is refused (a copy
     /// never merges). Answers keep their order of `at`, so retention forgets the oldest first.
-    public func importState(_ export: StateExport) throws(StoreError) {
+    package func importState(_ export: StateExport) throws(StoreError) {
         try begin()
         do throws(StoreError) {
             let held = try db.integer("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)")

@@ -1,57 +1,57 @@
-public import BeaconRules
+package import BeaconRules
 
 /// A picture of presence: one row per (device, beacon) with its stays as bars, the raw sightings
 /// as ticks, and the records marked at their fireDate. Built from what the presence engine did.
-public struct Timeline: Sendable {
+package struct Timeline: Sendable {
     /// One (device, beacon).
-    public struct Row: Sendable {
-        public var device: String
-        public var beacon: BeaconID
-        public var stays: [Stay] = []
+    package struct Row: Sendable {
+        package var device: String
+        package var beacon: BeaconID
+        package var stays: [Stay] = []
         /// Times (ms) of raw sightings, to show the flicker the stays were made from.
-        public var sightings: [Int64] = []
-        public var marks: [Mark] = []
+        package var sightings: [Int64] = []
+        package var marks: [Mark] = []
     }
 
     /// A stay from its enter to the device's last presence; `confirmedAt` is when the exit was
     /// confirmed. A stay still open at the end of the input has `end` and `confirmedAt` `Int64.max`.
-    public struct Stay: Sendable {
-        public var start: Int64
-        public var end: Int64
-        public var confirmedAt: Int64
+    package struct Stay: Sendable {
+        package var start: Int64
+        package var end: Int64
+        package var confirmedAt: Int64
     }
 
     /// A record at its fireDate.
-    public struct Mark: Sendable {
-        public enum Kind: Sendable { case notification, silent, withdrawn }
-        public var time: Int64
-        public var campaign: String
-        public var trigger: String
-        public var kind: Kind
+    package struct Mark: Sendable {
+        package enum Kind: Sendable { case notification, silent, withdrawn }
+        package var time: Int64
+        package var campaign: String
+        package var trigger: String
+        package var kind: Kind
     }
 
     /// One subject under exclusive zones (SPEC section 7): the room it was in over time.
-    public struct SubjectRow: Sendable {
-        public var subject: String
-        public var stays: [RoomStay] = []
+    package struct SubjectRow: Sendable {
+        package var subject: String
+        package var stays: [RoomStay] = []
     }
 
     /// A subject in a room from its enter to its last presence there (`Int64.max`: open at the end).
-    public struct RoomStay: Sendable {
-        public var room: String
-        public var start: Int64
-        public var end: Int64
+    package struct RoomStay: Sendable {
+        package var room: String
+        package var start: Int64
+        package var end: Int64
     }
 
-    public var title: String
-    public private(set) var rows: [Row] = []
+    package var title: String
+    package private(set) var rows: [Row] = []
     /// With exclusive zones: one row per subject, drawn above the per-pair rows.
-    public private(set) var subjects: [SubjectRow] = []
+    package private(set) var subjects: [SubjectRow] = []
     /// What the subjects' rows stand for, for their labels.
-    public private(set) var subjectKind: PresenceSubject = .beacon
+    package private(set) var subjectKind: PresenceSubject = .beacon
     private var rowIndex: [PresenceKey: Int] = [:]
 
-    public init(title: String) { self.title = title }
+    package init(title: String) { self.title = title }
 
     private mutating func row(_ key: PresenceKey) -> Int {
         if let i = rowIndex[key] { return i }
@@ -61,19 +61,19 @@ public struct Timeline: Sendable {
     }
 
     /// Adds a raw sighting tick.
-    public mutating func addSighting(_ s: Sighting) {
+    package mutating func addSighting(_ s: Sighting) {
         rows[row(PresenceKey(device: s.device, beacon: s.beacon))].sightings.append(s.time.milliseconds)
     }
 
     /// Adds the presence engine's log: enters open stays, exits close them.
-    public mutating func addPresence(_ outputs: [PresenceOutput]) {
+    package mutating func addPresence(_ outputs: [PresenceOutput]) {
         for stay in PairStay.stays(in: outputs) {
             rows[row(stay.key)].stays.append(Stay(start: stay.enter, end: stay.departedAt, confirmedAt: stay.exit))
         }
     }
 
     /// Adds the rooms of each subject under exclusive zones, from the presence engine's log.
-    public mutating func addRooms(_ outputs: [PresenceOutput], subject: PresenceSubject) {
+    package mutating func addRooms(_ outputs: [PresenceOutput], subject: PresenceSubject) {
         subjectKind = subject
         var index: [String: Int] = [:]
         for stay in PresenceScore.stays(from: outputs, subject: subject).sorted(by: { $0.enter < $1.enter }) {
@@ -88,7 +88,7 @@ public struct Timeline: Sendable {
     }
 
     /// Adds a record or withdrawal line as written by `replay` (`kind`, `campaign`, `device`, `beacon`, `fireDate`, `trigger`).
-    public mutating func addRecord(_ record: JSONValue) {
+    package mutating func addRecord(_ record: JSONValue) {
         guard let device = record["device"]?.stringValue, let pid = record["beacon"]?.stringValue,
               let beacon = BeaconID(pid: pid), let date = record["fireDate"]?.stringValue,
               case .time(let t, _) = Timestamp.parseRFC3339(date) else { return }
@@ -103,7 +103,7 @@ public struct Timeline: Sendable {
     }
 
     /// Rows sorted by device, then beacon, so a device's beacons sit together.
-    public mutating func sortRows() {
+    package mutating func sortRows() {
         rows.sort { ($0.device, $0.beacon.description) < ($1.device, $1.beacon.description) }
         rowIndex = [:]
         for (i, r) in rows.enumerated() { rowIndex[PresenceKey(device: r.device, beacon: r.beacon)] = i }

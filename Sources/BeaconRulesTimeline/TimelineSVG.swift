@@ -5,7 +5,7 @@ extension Timeline {
     /// (device, beacon), bars for stays (the pale tail is the exit timeout before the exit was
     /// confirmed), grey ticks for raw sightings, and coloured markers per campaign at each record's
     /// fireDate (a hollow red cross for a withdrawn record).
-    public func svg() -> String {
+    package func svg() -> String {
         var times: [Int64] = rows.flatMap { r in r.stays.flatMap { [$0.start, $0.confirmedAt] }.filter { $0 != Int64.max } + r.sightings + r.marks.map(\.time) }
         for subject in subjects {
             for stay in subject.stays { times += [stay.start, stay.end].filter { $0 != Int64.max } }

@@ -1,14 +1,14 @@
-public import BeaconRules
+package import BeaconRules
 
 /// One `<campaign>` as the Sensorberg action object it stands for, ready for `CampaignDecoder`.
-public struct ConvertedAction: Sendable {
+package struct ConvertedAction: Sendable {
     /// The action object; its members carry the XML line and column they came from, so that the
     /// decoder's and lint's messages point into the XML file.
-    public var action: JSONValue
+    package var action: JSONValue
     /// The line of the `<campaign>` start tag.
-    public var line: Int
+    package var line: Int
     /// `instant="true"`: the action rides along with every event (a layout's `instantActions`).
-    public var instant: Bool
+    package var instant: Bool
 }
 
 /// Turns the parsed `<campaigns>` tree into Sensorberg action objects, checking every element and

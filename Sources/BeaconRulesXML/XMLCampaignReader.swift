@@ -1,12 +1,12 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Reads the XML export form of campaigns (SPEC section 6) into the engine's campaigns.
 ///
 /// Each `<campaign>` becomes the Sensorberg action object it stands for and goes through the same
 /// `CampaignDecoder` as JSON, so one campaign behaves the same in either form.
-public enum XMLCampaignReader {
+package enum XMLCampaignReader {
     /// The action objects of an export, or every problem found (file, line, column).
-    public static func convert(path: String, bytes: [UInt8], limits: XMLLimits = .standard) -> (actions: [ConvertedAction], problems: [XMLCampaignError]) {
+    package static func convert(path: String, bytes: [UInt8], limits: XMLLimits = .standard) -> (actions: [ConvertedAction], problems: [XMLCampaignError]) {
         let root: ParsedElement
         let warnings: [XMLCampaignError]
         do {
@@ -21,11 +21,11 @@ public enum XMLCampaignReader {
 
     /// The campaigns of an export with every diagnostic; campaigns with errors are left out.
     /// Fits `CampaignFileReader(extraFormats: ["xml": XMLCampaignReader.read])`.
-    @Sendable public static func read(path: String, bytes: [UInt8]) -> (campaigns: [Campaign], diagnostics: [Diagnostic]) {
+    @Sendable package static func read(path: String, bytes: [UInt8]) -> (campaigns: [Campaign], diagnostics: [Diagnostic]) {
         read(path: path, bytes: bytes, limits: .standard)
     }
 
-    public static func read(path: String, bytes: [UInt8], limits: XMLLimits) -> (campaigns: [Campaign], diagnostics: [Diagnostic]) {
+    package static func read(path: String, bytes: [UInt8], limits: XMLLimits) -> (campaigns: [Campaign], diagnostics: [Diagnostic]) {
         let (actions, problems) = convert(path: path, bytes: bytes, limits: limits)
         var decoder = CampaignDecoder(file: path)
         var campaigns: [Campaign] = []

@@ -2,16 +2,16 @@
 ///
 /// Campaign exports are small and shallow (the deepest element is `<strings>` at depth 4), so the
 /// defaults are far above any real export and far below what could tire the machine.
-public struct XMLLimits: Sendable, Equatable {
+package struct XMLLimits: Sendable, Equatable {
     /// Largest file accepted, in bytes; checked before libxml2 sees a byte.
-    public var maximumBytes: Int
+    package var maximumBytes: Int
     /// Deepest element nesting accepted (the root is depth 1); checked while parsing.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
 
-    public init(maximumBytes: Int = 10 << 20, maximumDepth: Int = 32) {
+    package init(maximumBytes: Int = 10 << 20, maximumDepth: Int = 32) {
         self.maximumBytes = maximumBytes
         self.maximumDepth = maximumDepth
     }
 
-    public static let standard = XMLLimits()
+    package static let standard = XMLLimits()
 }

@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 
 /// The benchmark workload: a venue chain's campaigns and a day of beacon events, from one seed.
 ///
@@ -6,22 +6,22 @@ public import BeaconRules
 /// 1-3 beacons of one venue (5% on the whole venue's UUID instead), 30% have timeframes during the
 /// day, suppression is mixed, and 70% carry localized `onEnter`/`onExit` blocks in two languages.
 /// Devices shop mostly at a home venue (90% of their events), walking enter/exit pairs.
-public struct WorkloadSpec: Sendable {
-    public var campaigns = 10_000
-    public var uuids = 50
-    public var events = 1_000_000
-    public var devices = 100_000
-    public var locales = ["de-DE", "fr-FR", "en-US"]
-    public var seed: UInt64 = 20_260_605
+package struct WorkloadSpec: Sendable {
+    package var campaigns = 10_000
+    package var uuids = 50
+    package var events = 1_000_000
+    package var devices = 100_000
+    package var locales = ["de-DE", "fr-FR", "en-US"]
+    package var seed: UInt64 = 20_260_605
     /// The first event's time; events advance through one day.
-    public var start = Timestamp(milliseconds: 1_780_639_200_000)
+    package var start = Timestamp(milliseconds: 1_780_639_200_000)
     /// Beacons per venue (at most `majors` x `minors`): fewer put more campaigns on each beacon,
     /// so that an event fires more records (`beaconrules-bench --output-heavy`).
-    public var beaconsPerVenue = Self.majors * Self.minors
+    package var beaconsPerVenue = Self.majors * Self.minors
 
-    public init() {}
+    package init() {}
 
-    public init(campaigns: Int, uuids: Int = 50, events: Int, devices: Int, seed: UInt64 = 20_260_605) {
+    package init(campaigns: Int, uuids: Int = 50, events: Int, devices: Int, seed: UInt64 = 20_260_605) {
         self.campaigns = campaigns
         self.uuids = uuids
         self.events = events
@@ -29,8 +29,8 @@ public struct WorkloadSpec: Sendable {
         self.seed = seed
     }
 
-    public static let majors = 10
-    public static let minors = 100
+    package static let majors = 10
+    package static let minors = 100
     static let day: Int64 = 16 * 3_600_000
 
     func venueUUID(_ venue: Int) -> ProximityUUID {
@@ -45,7 +45,7 @@ public struct WorkloadSpec: Sendable {
 
 extension WorkloadSpec {
     /// The campaigns as one Sensorberg array of actions.
-    public func campaignsJSON() -> [UInt8] {
+    package func campaignsJSON() -> [UInt8] {
         var random = SeededRandom(seed: seed)
         var w = JSONWriter(capacity: campaigns * 700)
         w.raw("[\n")
@@ -105,7 +105,7 @@ extension WorkloadSpec {
     }
 
     /// The events as JSON lines, handed out in blocks of about `blockSize` bytes.
-    public func generateEvents(blockSize: Int = 1 << 20, _ sink: ([UInt8]) -> Void) {
+    package func generateEvents(blockSize: Int = 1 << 20, _ sink: ([UInt8]) -> Void) {
         var random = SeededRandom(seed: seed &+ 1)
         // Where each device is: nil outside, else the beacon it entered.
         var inside = [Int32](repeating: -1, count: devices)

@@ -1,28 +1,28 @@
-public import BeaconRules
+package import BeaconRules
 import Foundation
 
 /// Campaigns read from files and folders, with every diagnostic found on the way.
-public struct CampaignCatalog: Sendable {
-    public var campaigns: [Campaign] = []
-    public var diagnostics: [Diagnostic] = []
+package struct CampaignCatalog: Sendable {
+    package var campaigns: [Campaign] = []
+    package var diagnostics: [Diagnostic] = []
     /// The campaign files read, in load order.
-    public var files: [String] = []
+    package var files: [String] = []
 
-    public init() {}
+    package init() {}
 
-    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
-    public var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+    package var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+    package var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
 }
 
 /// Turns one campaign file's bytes into campaigns (JSON here; other formats plug in by extension).
-public typealias CampaignFormatReader = @Sendable (_ path: String, _ bytes: [UInt8]) -> (campaigns: [Campaign], diagnostics: [Diagnostic])
+package typealias CampaignFormatReader = @Sendable (_ path: String, _ bytes: [UInt8]) -> (campaigns: [Campaign], diagnostics: [Diagnostic])
 
 /// Reads `--campaigns` paths: files, or folders read recursively in file-name order.
-public struct CampaignFileReader: Sendable {
+package struct CampaignFileReader: Sendable {
     /// Readers by lower-cased file extension; `json` is built in.
-    public var formats: [String: CampaignFormatReader]
+    package var formats: [String: CampaignFormatReader]
 
-    public init(extraFormats: [String: CampaignFormatReader] = [:]) {
+    package init(extraFormats: [String: CampaignFormatReader] = [:]) {
         formats = ["json": CampaignFileReader.readJSON]
         for (ext, reader) in extraFormats { formats[ext.lowercased()] = reader }
     }
@@ -31,7 +31,7 @@ public struct CampaignFileReader: Sendable {
     ///
     /// JSON files are independent, so they are read, parsed and decoded on all cores; the result is in
     /// load order all the same. Other formats are read one at a time (libxml2 keeps global state).
-    public func load(paths: [String]) -> CampaignCatalog {
+    package func load(paths: [String]) -> CampaignCatalog {
         var plan: [Planned] = []
         for path in paths {
             switch FileTree.kind(of: path) {
@@ -113,7 +113,7 @@ public struct CampaignFileReader: Sendable {
     }
 
     /// The Sensorberg JSON format in any of its three shapes.
-    @Sendable public static func readJSON(path: String, bytes: [UInt8]) -> (campaigns: [Campaign], diagnostics: [Diagnostic]) {
+    @Sendable package static func readJSON(path: String, bytes: [UInt8]) -> (campaigns: [Campaign], diagnostics: [Diagnostic]) {
         let document: JSONValue
         do {
             document = try JSONParser.parse(bytes)

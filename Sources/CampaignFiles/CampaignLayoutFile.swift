@@ -1,11 +1,11 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Writes campaigns back out as a Sensorberg layout (`beaconrules import`): the action objects as
 /// read, indented so that a person can review and edit them.
-public enum CampaignLayoutFile {
+package enum CampaignLayoutFile {
     /// `{"accountProximityUUIDs": [...], "actions": [...], "instantActions": [...]}`. The account
     /// UUIDs are the ones given, or else those the campaigns' beacons use, in order of appearance.
-    public static func layout(for campaigns: [Campaign], accountProximityUUIDs: JSONValue? = nil) -> JSONValue {
+    package static func layout(for campaigns: [Campaign], accountProximityUUIDs: JSONValue? = nil) -> JSONValue {
         var uuids: [JSONValue] = []
         var seen: Set<ProximityUUID> = []
         for campaign in campaigns {
@@ -27,7 +27,7 @@ public enum CampaignLayoutFile {
     }
 
     /// JSON text with two-space indentation and a final newline; numbers stay as written.
-    public static func text(_ value: JSONValue) -> String {
+    package static func text(_ value: JSONValue) -> String {
         var w = JSONWriter(capacity: 4096)
         write(value, indent: 0, into: &w)
         w.raw("\n")

@@ -1,9 +1,9 @@
-public import BeaconRules
+package import BeaconRules
 import Foundation
 
 /// Reads a `Locales/` folder: one `<tag>.json` per language.
-public enum LocaleFiles {
-    public static func load(directory: String) -> (table: LocaleTable, diagnostics: [Diagnostic]) {
+package enum LocaleFiles {
+    package static func load(directory: String) -> (table: LocaleTable, diagnostics: [Diagnostic]) {
         guard FileTree.kind(of: directory) == .directory else {
             return (LocaleTable(), [Diagnostic(.error, SourceLocation(file: directory, line: 0), "no such locales folder (expected one <language>.json per language, e.g. Locales/en.json)")])
         }

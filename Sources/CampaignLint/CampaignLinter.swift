@@ -1,4 +1,4 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Finds the mistakes in loaded campaigns that loading lets through because the engine can run
 /// them, but that make a campaign manager ask "why did nobody get this notification?".
@@ -6,18 +6,18 @@ public import BeaconRules
 /// Every finding is a `Diagnostic` pointing at the field (file, line, column) with what is wrong and
 /// what to do; errors are campaigns that can not work as meant, warnings those that work otherwise
 /// than the manager probably expects.
-public struct CampaignLinter: Sendable {
+package struct CampaignLinter: Sendable {
     /// "Now" for the checks about the past (timeframes that all ended, deliverAt gone by).
-    public var now: Timestamp
-    public var locales: LocaleTable
+    package var now: Timestamp
+    package var locales: LocaleTable
 
-    public init(now: Timestamp, locales: LocaleTable) {
+    package init(now: Timestamp, locales: LocaleTable) {
         self.now = now
         self.locales = locales
     }
 
     /// Every finding for `campaigns`, campaign by campaign in load order.
-    public func lint(_ campaigns: [Campaign]) -> [Diagnostic] {
+    package func lint(_ campaigns: [Campaign]) -> [Diagnostic] {
         var findings = Findings()
         var firstByID: [CampaignID: Campaign] = [:]
         for campaign in campaigns {

@@ -1,22 +1,22 @@
-public import BeaconRules
+package import BeaconRules
 
 /// Checks a `Locales/` table: every language should give every default string (itself or through
 /// its fallbacks) and no fallback chain may loop.
-public struct LocaleLinter: Sendable {
+package struct LocaleLinter: Sendable {
     /// The strings the engine takes from Locales files; `en.json` must give them all, being the
     /// last resort of every chain.
-    public static let requiredKeys = ["okButtonTitle", "openButtonTitle", "shareButtonTitle", "cancelButtonTitle"]
+    package static let requiredKeys = ["okButtonTitle", "openButtonTitle", "shareButtonTitle", "cancelButtonTitle"]
 
-    public var locales: LocaleTable
+    package var locales: LocaleTable
     /// The file a tag was read from, for the diagnostics' location.
-    public var file: @Sendable (_ tag: String) -> String
+    package var file: @Sendable (_ tag: String) -> String
 
-    public init(locales: LocaleTable, file: @escaping @Sendable (_ tag: String) -> String) {
+    package init(locales: LocaleTable, file: @escaping @Sendable (_ tag: String) -> String) {
         self.locales = locales
         self.file = file
     }
 
-    public func lint() -> [Diagnostic] {
+    package func lint() -> [Diagnostic] {
         var findings: [Diagnostic] = []
         let entries = locales.entries.values.sorted { $0.tag < $1.tag }
         func at(_ tag: String) -> SourceLocation { SourceLocation(file: file(tag), line: 1) }

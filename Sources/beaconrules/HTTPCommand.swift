@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconRulesHTTP
+import BeaconRulesPostgres
 import BeaconRulesReplay
 import BeaconRulesServer
 import BeaconRulesService

@@ -136,10 +136,7 @@ final class DatabaseBatches {
     /// Applies the batch in one transaction (with `finishing`, the presence layer resolved at
     /// the end of input too), commits, then writes its errors and records.
     nonisolated(nonsending) func commit(finishing: Bool = false) async throws {
-        let keys = pipeline.batchKeys()
-        var reads = TransactionReads(devices: keys.devices, answers: keys.ids)
-        reads.ledgerLinesOf = keys.responseRecords
-        reads.presence = keys.presenceInput
+        let reads = pipeline.batchReads()
         let checkpoint = pipeline.checkpoint()
         let rejected = pipeline.output.rejectedLines
         let now = Replay.wallClock()

@@ -124,7 +124,7 @@ struct Serve: AsyncParsableCommand {
         switch try await stateOptions.open(checkpoints: checkpoints, logger: logger) {
         case .postgres(let store):
             server = BeaconServer(
-                configuration: configuration, catalog: loaded, postgres: store,
+                configuration: configuration, catalog: loaded, shared: store,
                 loadCatalog: { catalog.read() }, logger: logger, onListening: onListening)
         case .sqlite(let store):
             server = BeaconServer(

@@ -3,29 +3,26 @@
 /// before it is applied, and what an attempt changes in the pipeline's memory, taken back before
 /// the same lines are applied again. Nothing here does I/O.
 extension LinePipeline {
-    /// The devices, event ids, response records and outbox requests of the lines waiting in the
-    /// batch (appended, not applied yet).
-    package func batchKeys() -> BatchKeys {
-        var keys = BatchKeys()
-        keys.presenceInput = !engine.layer.isIdle || engine.settings.flickerControl
+    /// What the lines waiting in the batch (appended, not applied yet) will read: their
+    /// devices, event ids, response records and outbox requests, and presence when presence input
+    /// may come or the layer holds anything.
+    package func batchReads() -> TransactionReads {
+        var reads = TransactionReads()
+        reads.presence = !engine.layer.isIdle || engine.settings.flickerControl
         for line in queued {
             switch line.kind {
             case .event(let i):
-                keys.devices.append(String(decoding: events[i].device, as: UTF8.self))
-                keys.ids.append(String(decoding: events[i].id, as: UTF8.self))
+                reads.devices.append(String(decoding: events[i].device, as: UTF8.self))
+                reads.answers.append(String(decoding: events[i].id, as: UTF8.self))
             case .input(let k):
-                let input = inputs[k]
-                keys.devices.append(input.device)
-                keys.ids.append(input.id)
-                if case .response(let response) = input { keys.responseRecords.append(response.notification) }
-                if case .sighting = input { keys.presenceInput = true }
+                reads.add(inputs[k])
             case .outbox(let after):
-                keys.outboxAfter.append(after)
+                reads.outboxAfter.append(after)
             case .rejected:
                 break
             }
         }
-        return keys
+        return reads
     }
 
     /// What an attempt may change in the pipeline besides its store, as it is now.
@@ -46,23 +43,6 @@ extension LinePipeline {
         forgetCalls = checkpoint.forgetCalls
         presenceChanged = checkpoint.presenceChanged
     }
-}
-
-/// What a batch's lines will read: `LinePipeline.batchKeys()`.
-package struct BatchKeys: Sendable {
-    /// Each line's device, in line order (repeats kept).
-    package var devices: [String] = []
-    /// Each input line's id.
-    package var ids: [String] = []
-    /// The records the responses name.
-    package var responseRecords: [String] = []
-    /// The outbox requests' sequence numbers.
-    package var outboxAfter: [Int64] = []
-    /// Whether a line is a sighting (presence input whatever the settings).
-    package var presenceInput = false
-
-    /// No keys yet.
-    package init() {}
 }
 
 /// A `LinePipeline`'s memory as an attempt at a transaction found it (`checkpoint()`): the

@@ -66,7 +66,8 @@ struct ArchitectureDocumentTests {
     }
 
     @Test func everySwiftFileItNamesExists() {
-        for span in Self.spans where span.hasSuffix(".swift") {
+        // A command (it has a space) is run by `everyCountItQuotesIsToday`, not looked up.
+        for span in Self.spans where span.hasSuffix(".swift") && !span.contains(" ") {
             // `Tests/.../Performance/ReferencePath.swift`: `...` stands for any folders.
             let parts = span.components(separatedBy: "/.../")
             let found = Self.swiftFiles.contains { file in

@@ -28,22 +28,8 @@ struct ManifestTests {
         #expect(!text.contains("Context.environment"))
     }
 
-    /// `swift package dump-package`: the manifest as SwiftPM reads it, in JSON. With a scratch
-    /// path of its own: under `swift test`, `.build` is locked by the test command itself.
+    /// `swift package dump-package`: the manifest as SwiftPM reads it, in JSON.
     static func dumpPackage() throws -> [String: Any] {
-        let scratch = Paths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--disable-sandbox", "--scratch-path", scratch, "dump-package"]
-        process.currentDirectoryURL = Paths.root
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        try ModuleClosure.dumpPackage(in: Paths.root.path)
     }
 }

@@ -1,3 +1,4 @@
+import BeaconRules
 import BeaconRulesPostgres
 import BeaconRulesService
 import Foundation

@@ -17,7 +17,7 @@ struct LockingTransactionTests {
         return .lines(requests, PromiseReplyTarget(promise: promise))
     }
 
-    static func sizes(_ steps: [PostgresOwnerLoop.Step]) -> [[Int]] {
+    static func sizes(_ steps: [SharedOwnerSteps.Step]) -> [[Int]] {
         steps.map { step in
             guard case .transaction(let jobs) = step else { return [-1] }
             return jobs.map { if case .lines(let lines, _) = $0 { lines.count } else { -1 } }
@@ -25,8 +25,8 @@ struct LockingTransactionTests {
     }
 
     @Test func aBacklogIsCutIntoBoundedTransactionsInOrder() {
-        let cap = PostgresOwnerLoop.linesPerTransaction
+        let cap = SharedOwnerSteps.linesPerTransaction
         let jobs = [Self.job(600), Self.job(400), Self.job(100), Self.job(cap + 5), Self.job(1)]
-        #expect(Self.sizes(PostgresOwnerLoop.steps(jobs)) == [[600, 400], [100], [cap + 5], [1]])
+        #expect(Self.sizes(SharedOwnerSteps.steps(jobs)) == [[600, 400], [100], [cap + 5], [1]])
     }
 }

@@ -1,3 +1,4 @@
+import BeaconRules
 import BeaconRulesService
 import Foundation
 import Synchronization

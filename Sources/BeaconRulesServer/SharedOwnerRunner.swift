@@ -1,12 +1,12 @@
 import BeaconRules
 import NIOCore
 
-/// Runs the `PostgresOwnerLoop` on the owner's thread, async: an actor whose executor is the
+/// Runs the `SharedOwnerLoop` on the owner's thread, async: an actor whose executor is the
 /// `EngineOwner`, so its work runs there, and while a query is in flight the thread runs
 /// whatever else comes (a task resumed, more jobs queued). Jobs are taken in arrival order and
 /// applied strictly one transaction at a time: `take` only queues, and one drain at a time
 /// applies the queue, so a transaction never starts while another is awaiting the database.
-actor PostgresOwnerRunner {
+actor SharedOwnerRunner<Store: SuppressionStore & SharedStateLog> {
     /// One piece of work, in arrival order.
     private enum Work {
         case jobs([EngineOwner.Job])
@@ -14,13 +14,13 @@ actor PostgresOwnerRunner {
     }
 
     private let executor: UnownedSerialExecutor
-    private let loop: PostgresOwnerLoop
+    private let loop: SharedOwnerLoop<Store>
     private var queue: [Work] = []
     /// A drain is running (a transaction may be awaiting the database).
     private(set) var isDraining = false
 
     /// The runner of `loop` on `executor` (the owner's, on its thread).
-    init(loop: sending PostgresOwnerLoop, executor: UnownedSerialExecutor) {
+    init(loop: sending SharedOwnerLoop<Store>, executor: UnownedSerialExecutor) {
         self.loop = loop
         self.executor = executor
     }
@@ -68,7 +68,7 @@ actor PostgresOwnerRunner {
                 await loop.tick()
                 continue
             }
-            for step in PostgresOwnerLoop.steps(jobs) {
+            for step in SharedOwnerSteps.steps(jobs) {
                 switch step {
                 case .transaction(let transaction):
                     ReplyDelivery.send(await loop.process(transaction))
