@@ -8,7 +8,7 @@ import Foundation
 import Logging
 
 /// `beaconrules explain`: for one event, every campaign with `fired` or the first rule that stopped it.
-struct Explain: AsyncParsableCommand {
+struct Explain: MainThreadCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain, for one event, why each campaign fires or not.",
         discussion: """
@@ -30,7 +30,7 @@ struct Explain: AsyncParsableCommand {
     @Flag(name: .customLong("json"), help: "One JSON object per campaign instead of text.")
     var json = false
 
-    func run() async throws {
+    func runOnMain() async throws {
         let beaconEvent = try parseEvent()
         let (campaigns, locales) = try catalog.load { warning in StandardError.write("beaconrules: \(warning)\n") }
         // A missing state file is an empty state (and is not created); an existing one is only

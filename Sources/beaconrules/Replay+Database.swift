@@ -14,7 +14,7 @@ import Glibc
 /// The lines of a batch are kept as read, to be appended again should the transaction run
 /// twice (it read a device no line named: the presence layer's clock).
 extension Replay {
-    func replay(
+    nonisolated(nonsending) func replay(
         _ sources: [String], database store: PostgresStateStore, campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, refusal: String?
     ) async throws {
         defer { store.close() }
@@ -36,7 +36,7 @@ extension Replay {
     }
 
     /// Every line of every source, in order, a batch at a time into `batches`.
-    private func replay(_ sources: [String], into batches: DatabaseBatches) async -> Outcome {
+    nonisolated(nonsending) private func replay(_ sources: [String], into batches: DatabaseBatches) async -> Outcome {
         var outcome = Outcome()
         do {
             for source in sources {

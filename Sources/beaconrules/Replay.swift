@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// `beaconrules replay`: events in (files or stdin), records out, one JSON error per rejected line.
-struct Replay: AsyncParsableCommand {
+struct Replay: MainThreadCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay beacon events (JSON lines) and write notification records (JSON lines) to stdout.",
         discussion: """
@@ -45,7 +45,7 @@ struct Replay: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func runOnMain() async throws {
         signal(SIGPIPE, SIG_IGN)
         let sources = eventFiles.isEmpty ? ["-"] : eventFiles
         for source in sources where source != "-" {

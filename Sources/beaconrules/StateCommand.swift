@@ -5,19 +5,19 @@ import BeaconRulesStore
 import Logging
 
 /// `beaconrules state`: upkeep of a state (a PostgreSQL schema, a copy from one store to another).
-struct StateCommand: AsyncParsableCommand {
+struct StateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "state",
         abstract: "Upgrade a PostgreSQL state's schema, or copy a state (SQLite file or PostgreSQL) into an empty one.",
         subcommands: [Migrate.self, Copy.self])
 
-    struct Migrate: AsyncParsableCommand {
+    struct Migrate: MainThreadCommand {
         static let configuration = CommandConfiguration(
             abstract: "Upgrade the schema of a PostgreSQL state to this version's (creating it in an empty database). Stop every instance first.")
 
         @OptionGroup var stateOptions: StateOptions
 
-        func run() async throws {
+        func runOnMain() async throws {
             do throws(StoreError) {
                 guard case .postgres(let location) = try stateOptions.location() else {
                     throw StoreError(path: stateOptions.state ?? "--state", message: "not a PostgreSQL URL; migrate upgrades a database postgres://USER@HOST:PORT/DB (a state file is upgraded when opened)")
@@ -34,7 +34,7 @@ struct StateCommand: AsyncParsableCommand {
         }
     }
 
-    struct Copy: AsyncParsableCommand {
+    struct Copy: MainThreadCommand {
         static let configuration = CommandConfiguration(
             abstract: "Copy a state (an SQLite file as serve/replay --state keep it, or a PostgreSQL database) into an empty one of either kind.")
 
@@ -47,7 +47,7 @@ struct StateCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The PostgreSQL password, the first line of this file (else PGPASSWORD).", valueName: "file"))
         var statePasswordFile: String?
 
-        func run() async throws {
+        func runOnMain() async throws {
             let logger = Logger(label: "beaconrules.state")
             do throws(StoreError) {
                 let target = try StateLocation(to, passwordFile: statePasswordFile)

@@ -40,7 +40,7 @@ enum StateLocation: CustomStringConvertible {
 
     /// Opens the store, creating an SQLite file that is missing. `checkpoints`: who copies an
     /// SQLite file's WAL back (serve's hidden benchmark flags); a database ignores it.
-    func open(checkpoints: CheckpointMode = .onThread, logger: Logger) async throws(StoreError) -> OpenState {
+    nonisolated(nonsending) func open(checkpoints: CheckpointMode = .onThread, logger: Logger) async throws(StoreError) -> OpenState {
         switch self {
         case .sqlite(let path): return .sqlite(try SQLiteStateStore(path: path, checkpoints: checkpoints))
         case .postgres(let location): return .postgres(try await PostgresStateStore(location: location, logger: logger))
@@ -49,7 +49,7 @@ enum StateLocation: CustomStringConvertible {
 
     /// Opens a state that must exist already (`report`, `state copy --from`): opening creates a
     /// missing file, and a typo must not leave an empty state behind.
-    func openExisting(logger: Logger) async throws(StoreError) -> OpenState {
+    nonisolated(nonsending) func openExisting(logger: Logger) async throws(StoreError) -> OpenState {
         guard exists else {
             throw StoreError(path: description, message: "no such state file; give the file that `replay --state` wrote")
         }
@@ -72,7 +72,7 @@ enum OpenState {
     }
 
     /// The saved delivery ledger (`report`).
-    func loadLedger() async throws(StoreError) -> DeliveryLedger {
+    nonisolated(nonsending) func loadLedger() async throws(StoreError) -> DeliveryLedger {
         switch self {
         case .sqlite(let store): return try store.loadLedger()
         case .postgres(let store): return try await store.readLedger()
@@ -80,7 +80,7 @@ enum OpenState {
     }
 
     /// Every row, to copy into another state.
-    func export() async throws(StoreError) -> StateExport {
+    nonisolated(nonsending) func export() async throws(StoreError) -> StateExport {
         switch self {
         case .sqlite(let store): return try store.export()
         case .postgres(let store): return try await store.export()
@@ -88,7 +88,7 @@ enum OpenState {
     }
 
     /// Writes `export` into this state, which must be empty.
-    func importState(_ export: StateExport) async throws(StoreError) {
+    nonisolated(nonsending) func importState(_ export: StateExport) async throws(StoreError) {
         switch self {
         case .sqlite(let store): try store.importState(export)
         case .postgres(let store): try await store.importState(export)
