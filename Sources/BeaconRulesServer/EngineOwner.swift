@@ -9,9 +9,9 @@ import Synchronization
 /// one place where the engine and its store are used. It is a serial executor with a placement:
 ///
 /// - **A thread of its own** (`serve --state`, `serve --engine-thread`, and `RulesService`, hence
-///   `http`). Blocking work (SQLite's fsync, a PostgreSQL round trip) runs there, never on Swift's
-///   cooperative pool, which has only as many threads as cores: a backend's other tasks go on
-///   while the engine commits.
+///   `http`). Blocking work (SQLite's fsync) runs there, and a PostgreSQL round trip is awaited
+///   there (the thread runs on meanwhile), never on Swift's cooperative pool, which has only as
+///   many threads as cores: a backend's other tasks go on while the engine commits.
 /// - **An event loop** (`serve` without `--state`): nothing waits for a disk, and the engine runs
 ///   on one of the connections' loops, the engine's (see `init(campaigns:locales:on:format:presence:logger:metrics:)`):
 ///   connections on that loop call it directly, the others queue each read's lines in the
@@ -22,7 +22,10 @@ import Synchronization
 /// one transaction, commits (one fsync), and only then hands the replies to the connections'
 /// event loops, one task per event loop for the whole batch. While it waits for the disk, new
 /// work queues up and goes into the next transaction: the busier the server, the more events
-/// share a commit. And an actor whose executor it is (`RulesService` sets its `unownedExecutor`
+/// share a commit. On a shared database the engine is async (`SharedServeEngine`): an actor on
+/// this owner (`SharedOwnerRunner`) applies the jobs one transaction at a time while the thread
+/// goes on taking work, and the thread ends only once that actor is done. And an actor whose
+/// executor it is (`RulesService` sets its `unownedExecutor`
 /// to the owner) holds the engine itself: its calls, awaited by the caller, run on the owner's
 /// thread one at a time, in the order they came.
 ///
