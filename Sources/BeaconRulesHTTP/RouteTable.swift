@@ -1,0 +1,39 @@
+/// Every route `beaconrules http` answers, in one table: the events API (`EventRoutes`), and the
+/// groups that come to the same application (the console of `--console`, the Sensorberg SDK
+/// resolver) add their rows here as they add their handlers. docs/http.md lists exactly these
+/// rows (`RouteTableTests` holds both: every row is answered, and the guide names every row).
+///
+/// One app model for every group (`RulesApps`): the events API and the resolver name the app by
+/// its `X-Api-Key` header (401 without a valid one once an apps file is given; without one, every
+/// request is the one app's). The console names it by its path: with an apps file its pages are
+/// under `/apps/ID/` (`/apps/museum/campaigns/EID`) and `/` lists the apps; without one, at the
+/// top (`/campaigns/EID`). Paths a group will take are kept free by the others: the console's
+/// `/`, `/campaigns/EID`, `/translations`, `/try`, `/results`, `/apps/`, `/assets/`, `/login`;
+/// the resolver's `/layout`.
+package enum RouteTable {
+    /// Who a route serves.
+    package enum Group: String, Sendable {
+        /// Location backends: events in, records out (`EventRoutes`).
+        case events
+    }
+
+    /// One route: its method and path (`{eid}` a path parameter), its group, and what it does.
+    package struct Route: Sendable, Hashable {
+        /// `GET`, `POST`.
+        package let method: String
+        /// The path, with `{NAME}` for a parameter.
+        package let path: String
+        /// Who it serves.
+        package let group: Group
+        /// What it answers, in a line (docs/http.md says more).
+        package let summary: String
+    }
+
+    /// Every route, by group.
+    package static let routes: [Route] = [
+        Route(method: "POST", path: "/events", group: .events, summary: "one event's records, or NDJSON answered line for line"),
+        Route(method: "POST", path: "/responses", group: .events, summary: "one response's records"),
+        Route(method: "GET", path: "/campaigns", group: .events, summary: "what is loaded, with its warnings"),
+        Route(method: "POST", path: "/explain", group: .events, summary: "explain's verdict per campaign for one event"),
+    ]
+}
