@@ -21,6 +21,33 @@ package protocol ServiceEngine: AnyObject {
     func held() -> HeldState
 }
 
+/// The service's engine as its `StateStorage` opens it: called at once (memory, a file), or
+/// awaited (a database that other instances share).
+package enum ServiceEngineKind {
+    /// Each call applied and committed at once, on the service's executor.
+    case local(any ServiceEngine)
+    /// Each call's round trips awaited on the service's executor, calls taking turns.
+    case shared(any SharedServiceEngine)
+}
+
+/// The service's engine on a database whose round trips are awaited (`SharedServicePipeline`).
+///
+/// Not thread-safe: the service's actor makes every call, one at a time (`ServiceTurns`).
+package protocol SharedServiceEngine: AnyObject {
+    /// Opens the state, if not open yet (connects, checks the schema, reads the ledger).
+    nonisolated(nonsending) func open() async throws
+    /// The lines in one transaction; their outcomes.
+    nonisolated(nonsending) func apply(_ lines: [(input: InputLine, identified: Bool)]) async throws -> ServiceOutput
+    /// The event explained against its device's saved state; nothing changed.
+    nonisolated(nonsending) func explain(_ event: BeaconEvent) async throws -> [Explanation]
+    /// A new catalog, for the next call.
+    func reload(_ catalog: RulesCatalog)
+    /// Ends the connection.
+    func close()
+    /// How much the state holds (for the metrics).
+    func held() -> HeldState
+}
+
 /// The `ServiceEngine` of a store and a log.
 package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngine {
     private let pipeline: LinePipeline<Store, Log, ServiceOutput>
@@ -38,21 +65,7 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
         pipeline.output.unhandled.removeAll()
         do {
             try pipeline.log.begin()
-            // A shared database: the call's devices locked, their state loaded, in one go.
-            if pipeline.log.locksDevices {
-                try pipeline.log.lock(devices: lines.map(\.input.device), answersOf: lines.map(\.input.id))
-                try pipeline.refreshLedger(naming: lines.compactMap { line in
-                    if case .response(let response) = line.input { response.notification } else { nil }
-                })
-            }
-            // The answer retention counts by the wall clock from here.
-            pipeline.setWallClock(Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))
-            for (number, line) in lines.enumerated() {
-                pipeline.append(line.input, line: number + 1, identified: line.identified)
-                if pipeline.isBatchFull { pipeline.applyBatch() }
-            }
-            pipeline.applyBatch()
-            try pipeline.settle()
+            try pipeline.apply(lines, at: .wallClockNow())
             let start = ContinuousClock.now
             try pipeline.log.commit()
             pipeline.output.commitDuration = ContinuousClock.now - start
@@ -82,5 +95,26 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
 
     package func held() -> HeldState {
         HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.indexedCount(), fileBytes: pipeline.log.fileBytes)
+    }
+}
+
+extension LinePipeline where Output == ServiceOutput {
+    /// A call's lines appended and applied in order, then settled: the inside of its
+    /// transaction, the same on every store. `now`: the wall clock the answer retention counts by.
+    func apply(_ lines: [(input: InputLine, identified: Bool)], at now: Timestamp) throws {
+        setWallClock(now)
+        for (number, line) in lines.enumerated() {
+            append(line.input, line: number + 1, identified: line.identified)
+            if isBatchFull { applyBatch() }
+        }
+        applyBatch()
+        try settle()
+    }
+}
+
+extension Timestamp {
+    /// The wall clock now, to the millisecond.
+    static func wallClockNow() -> Timestamp {
+        Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

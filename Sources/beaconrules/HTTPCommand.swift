@@ -89,6 +89,8 @@ struct HTTPCommand: AsyncParsableCommand {
                 catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state,
                 presence: try presenceOptions.settings(campaigns: campaigns), retention: retentionOptions.retention, logger: logger,
                 metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
+            // A database is connected now: one that does not open stops `http` here.
+            try await rules.openState()
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
