@@ -177,7 +177,10 @@ public actor RulesService: Service {
     /// The notification funnels per campaign and language from the delivery ledger (`beaconrules
     /// report`'s), for the console's results page.
     package func funnels() -> [CampaignFunnel] {
-        engine.funnels()
+        switch engine {
+        case .local(let engine): engine.funnels()
+        case .shared(let database): database.funnels()
+        }
     }
 
     // MARK: - Campaigns

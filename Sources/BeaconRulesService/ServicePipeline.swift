@@ -42,6 +42,8 @@ package protocol SharedServiceEngine: AnyObject {
     nonisolated(nonsending) func explain(_ event: BeaconEvent) async throws -> [Explanation]
     /// A new catalog, for the next call.
     func reload(_ catalog: RulesCatalog)
+    /// The funnels of the ledger read so far (`beaconrules report`'s).
+    func funnels() -> [CampaignFunnel]
     /// Ends the connection.
     func close()
     /// How much the state holds (for the metrics).

@@ -34,7 +34,7 @@ package struct TryPage: Sendable {
             do {
                 let parsed = try EventParser.parse(line: String(decoding: w.bytes, as: UTF8.self), fallbackID: "try")
                 event = parsed
-                explanations = await app.rules.explain(parsed)
+                explanations = try await app.rules.explain(parsed)
             } catch {
                 problem = "\(error)"
             }
