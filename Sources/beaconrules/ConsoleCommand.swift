@@ -45,22 +45,14 @@ struct ConsoleCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let console = try consoleOptions.settings(catalog: catalog, host: host, hasState: stateOptions.state != nil)
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        Serve.bootstrapLogging(logLevel)
         let logger = Logger(label: "beaconrules.console")
         let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
         let rules: RulesService
         do {
-            let state: StateStorage = switch try stateOptions.location() {
-            case .sqlite(let path): .sqlite(path: path)
-            case .postgres(let location): .postgres(location)
-            case nil: .inMemory
-            }
-            rules = try RulesService(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state, logger: logger)
+            rules = try RulesService(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateOptions.storage(), logger: logger)
+            // A database is connected now: one that does not open stops `console` here.
+            try await rules.openState()
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)

@@ -68,25 +68,15 @@ struct HTTPCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let consoleSettings = console ? try consoleOptions.settings(catalog: catalog, host: host, hasState: stateOptions.state != nil) : nil
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        Serve.bootstrapLogging(logLevel)
         let logger = Logger(label: "beaconrules.http")
         let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
         let metrics = metricsOptions.endpoint()
         let rules: RulesService
         do {
             // The service opens the store itself, on its own owner.
-            let state: StateStorage = switch try stateOptions.location() {
-            case .sqlite(let path): .sqlite(path: path)
-            case .postgres(let location): .postgres(location)
-            case nil: .inMemory
-            }
             rules = try RulesService(
-                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state,
+                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateOptions.storage(),
                 presence: try presenceOptions.settings(campaigns: campaigns), retention: retentionOptions.retention, logger: logger,
                 metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
             // A database is connected now: one that does not open stops `http` here.
