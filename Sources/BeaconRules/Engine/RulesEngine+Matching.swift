@@ -9,7 +9,7 @@ extension RulesEngine {
         let candidates: [Int32]
         let range: Range<Int>
         let beacon: (Int, UInt64)?
-        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = candidateIndex.run(event.beacon, campaigns: campaigns, rows: rows) }
+        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = candidateIndex.run(event.beacon, campaigns: campaigns, rows: table.rows) }
         if let (number, run) = beacon {
             eventBeacon = number
             candidates = candidateIndex.lists
@@ -33,7 +33,7 @@ extension RulesEngine {
         let time = event.time.milliseconds
         // Read through pointers: the engine changes in this loop (its state, `pending`), and an
         // array of it read here would be retained and released for every event.
-        let rows = self.rows, bounds = frameBounds
+        let rows = table.rows, bounds = table.frameBounds
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.matchChunk) { live in
             withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
                 withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in

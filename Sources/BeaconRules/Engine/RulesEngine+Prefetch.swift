@@ -35,7 +35,7 @@ extension RulesEngine {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             for i in 0..<n { hashes[i] = events[i].beacon.fastHash }
             for i in 0..<n { sink ^= candidateIndex.numbers.touch(hash: hashes[i]) }
-            // Where each event's candidates are (a range of `candidateIndex.lists`, the list's lines
+            // Where each event's candidates are (a range of `CandidateIndex.lists`, the list's lines
             // loaded), then every candidate's row.
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: n) { ranges in
                 candidateIndex.lists.withUnsafeBufferPointer { lists in
@@ -51,15 +51,15 @@ extension RulesEngine {
                     }
                     do {
                         for i in 0..<n {
-                            for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].triggerMask) }
+                            for k in ranges[i] { sink ^= UInt64(table.rows[Int(lists[k])].triggerMask) }
                         }
                         // Then the first timeframe of the rows that have any (a row's state key
                         // is in the row itself).
                         do {
-                            let bounds = frameBounds
+                            let bounds = table.frameBounds
                             for i in 0..<n {
                                 for k in ranges[i] {
-                                    let row = rows[Int(lists[k])]
+                                    let row = table.rows[Int(lists[k])]
                                     if row.framesCount > 0 { sink ^= UInt64(bitPattern: bounds[Int(row.framesStart) * 2]) }
                                 }
                             }

@@ -16,27 +16,25 @@
 /// the benchmark's workload both ways (the reference path checks every campaign with
 /// `Campaign.verdict`) and compares the records byte for byte. A change to a rule changes both.
 public struct RulesEngine<Store: SuppressionStore> {
+    // MARK: - The rules
+
     /// The campaigns loaded.
     public let campaigns: CampaignSet
     /// How each record's language is chosen, from the locales loaded.
     public let chooser: LanguageChooser
+    /// The campaigns' rules as matching reads them, through pointers.
+    let table: RuleTable<Store.CampaignKey>
+
+    // MARK: - The state
+
     /// The suppression state: the last firing per (device, campaign).
     public var store: Store
     /// Every delivered notification and what the device reported about it (`respond(to:)`).
     public var ledger = DeliveryLedger()
     /// The handlers clicks run (`respond(to:)`).
     public var actionRegistry = ActionRegistry()
-    /// One row per campaign, its rule with what matching reads beside it. Rows of venue-wide and
-    /// instant campaigns, which most events are candidates of, stay in cache. A pointer into
-    /// `rowStorage`, never written after init: `match` reads the rows while the engine changes,
-    /// and an array read there was retained and released for every event.
-    let rows: UnsafeBufferPointer<CandidateRow<Store.CampaignKey>>
-    /// Owns what `rows` points to.
-    private let rowStorage: PinnedBuffer<CandidateRow<Store.CampaignKey>>
-    /// `campaigns.frameBounds`, through a pointer as `rows`.
-    let frameBounds: UnsafeBufferPointer<Int64>
-    /// Owns what `frameBounds` points to.
-    private let boundsStorage: PinnedBuffer<Int64>
+
+    // MARK: - Per-event scratch
 
     /// The firings of the current event, in record order (internal: the delivery ledger reads them).
     var pending: [Firing] = []
@@ -45,12 +43,14 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// The dwell length an enter is matched as (0: a plain enter). Dwell campaigns answer only
     /// dwell events of their length; other campaigns only plain enters.
     var dwellMatch: Int64 = 0
-
-    /// The hot path's parts, each with its invariant in its own file.
-    var candidateIndex = CandidateIndex()
     /// Candidates of an event whose beacon is not in `candidateIndex` (reused, so matching does
     /// not allocate).
     var candidateScratch: [Int32] = []
+
+    // MARK: - Caches
+
+    /// The hot path's parts, each with its invariant in its own file.
+    var candidateIndex = CandidateIndex()
     var tails: TailCache
     var localeSlots = LocaleSlots()
     var recordJoiner: RecordJoiner
@@ -74,14 +74,11 @@ public struct RulesEngine<Store: SuppressionStore> {
         var keys: [Store.CampaignKey] = []
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
-        tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
-        recordJoiner = RecordJoiner(campaigns)
-        rowStorage = PinnedBuffer(campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) })
-        rows = rowStorage.elements
-        boundsStorage = PinnedBuffer(campaigns.frameBounds)
-        frameBounds = boundsStorage.elements
+        table = RuleTable(campaigns, keys: keys)
         candidateScratch.reserveCapacity(16)
         pending.reserveCapacity(16)
+        tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
+        recordJoiner = RecordJoiner(campaigns)
     }
 
     /// Every record the event produces, ordered by `fireDate`, then campaign.
