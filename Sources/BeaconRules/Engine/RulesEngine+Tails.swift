@@ -1,21 +1,22 @@
 /// Record tails: rendered from a campaign once per (campaign, trigger, chosen language or locale)
 /// and cached, and the records they are rendered from.
 extension RulesEngine {
-    /// Gives each of `pending`'s firings its cached tail, caching what the cache lacks first, so
+    /// Gives each of `scratch.pending`'s firings its cached tail, caching what the cache lacks first, so
     /// that joining only reads; returns the tails not cached (too long, or `slot` nil: past the
     /// locale limit), by firing.
     @inline(__always)
     mutating func attachTails(_ event: InPlaceEvent, slot: UInt32?, ledgerLocale: UInt32) -> [Int: [UInt8]] {
         var uncached: [Int: [UInt8]] = [:]
-        // By index: iterating `pending` while setting `pending[i].tail` would copy the array.
-        for i in pending.indices {
-            let firing = pending[i]
+        // By index: iterating `scratch.pending` while setting `scratch.pending[i].tail` would copy
+        // the array.
+        for i in scratch.pending.indices {
+            let firing = scratch.pending[i]
             if let slot {
                 if let tail = tails.tail(rule: Int(firing.index), locale: slot, trigger: event.kind) {
-                    pending[i].tail = tail
+                    scratch.pending[i].tail = tail
                 } else {
                     let (tail, line) = missingTail(index: Int(firing.index), slot: slot, ledgerLocale: ledgerLocale, event: event)
-                    if let tail { pending[i].tail = tail } else { uncached[i] = line }
+                    if let tail { scratch.pending[i].tail = tail } else { uncached[i] = line }
                 }
             } else {
                 uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line

@@ -36,16 +36,8 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     // MARK: - Per-event scratch
 
-    /// The firings of the current event, in record order (internal: the delivery ledger reads them).
-    var pending: [Firing] = []
-    /// The current event's beacon number in `candidateIndex`, -1 when it has none (the index is full).
-    var eventBeacon = -1
-    /// The dwell length an enter is matched as (0: a plain enter). Dwell campaigns answer only
-    /// dwell events of their length; other campaigns only plain enters.
-    var dwellMatch: Int64 = 0
-    /// Candidates of an event whose beacon is not in `candidateIndex` (reused, so matching does
-    /// not allocate).
-    var candidateScratch: [Int32] = []
+    /// The current event's beacon number, dwell and firings (internal: the delivery ledger reads them).
+    var scratch = EventScratch()
 
     // MARK: - Caches
 
@@ -75,8 +67,6 @@ public struct RulesEngine<Store: SuppressionStore> {
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
         table = RuleTable(campaigns, keys: keys)
-        candidateScratch.reserveCapacity(16)
-        pending.reserveCapacity(16)
         tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
         recordJoiner = RecordJoiner(campaigns)
     }
@@ -92,9 +82,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     public mutating func process(_ event: BeaconEvent, emit: (NotificationRecord) -> Void) {
         InPlaceEvent.with(event) { event in
             match(event)
-            if ledger.isEnabled && !pending.isEmpty { noteDeliveries(event) }
+            if ledger.isEnabled && !scratch.pending.isEmpty { noteDeliveries(event) }
         }
-        for firing in pending {
+        for firing in scratch.pending {
             let campaign = campaigns.campaigns[Int(firing.index)]
             emit(record(for: campaign, event: event, fireDate: Timestamp(milliseconds: firing.fireDate)))
         }
@@ -136,34 +126,34 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// the ledger what was delivered, and joins the records into `writer`.
     private mutating func write(_ event: InPlaceEvent, knownDevice: Store.DeviceKey?, knownBeacon: (number: Int32, run: UInt64)?, into writer: inout JSONWriter) {
         match(event, knownDevice: knownDevice, knownBeacon: knownBeacon)
-        if pending.isEmpty { return }
+        if scratch.pending.isEmpty { return }
         recordJoiner.prepare(event)
         let slot = localeSlots.slot(event.locale)
         let ledgerLocale = ledger.isEnabled ? ledgerLocaleSlot(engineSlot: slot, event.locale) : 0
         let uncached = attachTails(event, slot: slot, ledgerLocale: ledgerLocale)
         if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale, head: recordJoiner.unescapedIDClosing) }
-        recordJoiner.join(pending, eventTime: event.time.milliseconds, uncached: uncached, tails: tails.arena, into: &writer)
+        recordJoiner.join(scratch.pending, eventTime: event.time.milliseconds, uncached: uncached, tails: tails.arena, into: &writer)
     }
 
     /// The presence layer's dwell event: `event` (kind enter, at the dwell time) matched against the
     /// campaigns whose `dwell` is `dwellMilliseconds`, records appended to `writer`.
     public mutating func writeDwell(_ event: BeaconEvent, dwellMilliseconds: Int64, into writer: inout JSONWriter) {
-        dwellMatch = dwellMilliseconds
-        defer { dwellMatch = 0 }
+        scratch.dwell = dwellMilliseconds
+        defer { scratch.dwell = 0 }
         write(event, into: &writer)
     }
 
     /// `process` for a dwell event (see `writeDwell`).
     public mutating func processDwell(_ event: BeaconEvent, dwellMilliseconds: Int64) -> [NotificationRecord] {
-        dwellMatch = dwellMilliseconds
-        defer { dwellMatch = 0 }
+        scratch.dwell = dwellMilliseconds
+        defer { scratch.dwell = 0 }
         return process(event)
     }
 
     /// The campaigns (index in `campaigns.campaigns`) and fire dates (ms) of the last event's records,
     /// in record order: what the presence layer needs to withdraw delayed records later.
     public func forEachLastFiring(_ body: (_ campaign: Int, _ fireDate: Int64) -> Void) {
-        for firing in pending { body(Int(firing.index), firing.fireDate) }
+        for firing in scratch.pending { body(Int(firing.index), firing.fireDate) }
     }
 
     /// The ledger's slot for the device locale, through the engine's slot when it has one.

@@ -191,13 +191,13 @@ extension RulesEngine {
     /// ledger already (`TailCache.languagesEpoch`).
     mutating func noteDeliveries(_ event: InPlaceEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil, cachedTailsNoted: Bool = false) {
         var notified = false
-        for firing in pending where !firing.isSilent { notified = true; break }
+        for firing in scratch.pending where !firing.isSilent { notified = true; break }
         guard notified else { return }
         let locale = knownLocale ?? ledger.localeSlot(event.localeText)
         // Through the engine's beacon number when it has one: no hashing of the beacon per event.
-        let beacon = eventBeacon >= 0 ? ledger.beaconSlot(engineNumber: eventBeacon, event.beacon) : ledger.beaconSlot(event.beacon)
+        let beacon = scratch.beacon >= 0 ? ledger.beaconSlot(engineNumber: scratch.beacon, event.beacon) : ledger.beaconSlot(event.beacon)
         ledger.prepareRuleTables(rules: campaigns.campaigns.count)
-        for firing in pending {
+        for firing in scratch.pending {
             let index = Int(firing.index)
             if firing.isSilent { continue }
             // What every record of the rule shares, noted the first time: its campaign slot and
