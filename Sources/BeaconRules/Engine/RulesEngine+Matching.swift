@@ -9,10 +9,10 @@ extension RulesEngine {
         let candidates: [Int32]
         let range: Range<Int>
         let beacon: (Int, UInt64)?
-        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = candidateIndex.run(event.beacon, campaigns: campaigns, rows: table.rows) }
+        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = caches.candidateIndex.run(event.beacon, campaigns: campaigns, rows: table.rows) }
         if let (number, run) = beacon {
             scratch.beacon = number
-            candidates = candidateIndex.lists
+            candidates = caches.candidateIndex.lists
             range = CandidateIndex.range(run, event.kind)
         } else {
             scratch.beacon = -1

@@ -41,19 +41,15 @@ public struct RulesEngine<Store: SuppressionStore> {
 
     // MARK: - Caches
 
-    /// The hot path's parts, each with its invariant in its own file.
-    var candidateIndex = CandidateIndex()
-    var tails: TailCache
-    var localeSlots = LocaleSlots()
-    var recordJoiner: RecordJoiner
-    var prefetched = PrefetchWindow<Store.DeviceKey>()
+    /// The hot path's caches, each with its invariant in its own file.
+    var caches: EngineCaches<Store.DeviceKey>
 
     /// Beacons numbered so far (tests: which candidate path events took).
-    var numberedBeacons: Int { candidateIndex.count }
+    var numberedBeacons: Int { caches.candidateIndex.count }
     /// What the references of a writer that collects them (`JSONWriter.appendStable`) point
     /// into: a holder keeps those bytes valid past this engine (a server's answer log, across a
     /// reload) by keeping this object.
-    public var referencedStorage: AnyObject { tails.arena }
+    public var referencedStorage: AnyObject { caches.tails.arena }
 
     /// An engine of these campaigns and locales over `store` (which may hold state already).
     /// `sharedTails`: where engines of the same campaigns and locales that run side by side
@@ -67,8 +63,7 @@ public struct RulesEngine<Store: SuppressionStore> {
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
         table = RuleTable(campaigns, keys: keys)
-        tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
-        recordJoiner = RecordJoiner(campaigns)
+        caches = EngineCaches(campaigns, sharedTails: sharedTails)
     }
 
     /// Every record the event produces, ordered by `fireDate`, then campaign.
@@ -115,7 +110,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// (an optional of the store's key) would cost two generic metadata lookups per event before it.
     @inline(never)
     private mutating func writePrefetched(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
-        if let found = prefetched.found(batch: batch.stamp, at: i) {
+        if let found = caches.prefetched.found(batch: batch.stamp, at: i) {
             write(batch[i], knownDevice: found.device, knownBeacon: found.beacon, into: &writer)
         } else {
             write(batch[i], knownDevice: nil, knownBeacon: nil, into: &writer)
@@ -127,12 +122,12 @@ public struct RulesEngine<Store: SuppressionStore> {
     private mutating func write(_ event: InPlaceEvent, knownDevice: Store.DeviceKey?, knownBeacon: (number: Int32, run: UInt64)?, into writer: inout JSONWriter) {
         match(event, knownDevice: knownDevice, knownBeacon: knownBeacon)
         if scratch.pending.isEmpty { return }
-        recordJoiner.prepare(event)
-        let slot = localeSlots.slot(event.locale)
+        caches.recordJoiner.prepare(event)
+        let slot = caches.localeSlots.slot(event.locale)
         let ledgerLocale = ledger.isEnabled ? ledgerLocaleSlot(engineSlot: slot, event.locale) : 0
         let uncached = attachTails(event, slot: slot, ledgerLocale: ledgerLocale)
-        if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale, head: recordJoiner.unescapedIDClosing) }
-        recordJoiner.join(scratch.pending, eventTime: event.time.milliseconds, uncached: uncached, tails: tails.arena, into: &writer)
+        if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale, head: caches.recordJoiner.unescapedIDClosing) }
+        caches.recordJoiner.join(scratch.pending, eventTime: event.time.milliseconds, uncached: uncached, tails: caches.tails.arena, into: &writer)
     }
 
     /// The presence layer's dwell event: `event` (kind enter, at the dwell time) matched against the

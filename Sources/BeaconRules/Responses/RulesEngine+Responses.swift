@@ -177,7 +177,7 @@ extension RulesEngine {
     /// rendered head when it is there unescaped (`RecordJoiner.unescapedIDClosing`).
     @inline(__always)
     mutating func noteDeliveries(_ event: InPlaceEvent, locale: UInt32, head: (bytes: [UInt8], range: Range<Int>)?) {
-        let cachedTailsNoted = tails.languagesEpoch != 0 && tails.languagesEpoch == ledger.languageEpoch
+        let cachedTailsNoted = caches.tails.languagesEpoch != 0 && caches.tails.languagesEpoch == ledger.languageEpoch
         if let head {
             head.bytes.withUnsafeBufferPointer { noteDeliveries(event, locale: locale, idSuffix: UnsafeBufferPointer(rebasing: $0[head.range]), cachedTailsNoted: cachedTailsNoted) }
         } else {
