@@ -97,6 +97,12 @@ public actor RulesService: Service {
     /// `SOURCE:LINE`, and not remembered; `.identifiedByContent` gives it the id made from what it
     /// says, as `serve` and `http` do, so that a line sent again is answered as before.
     public func process(lines: [String], source: String = "stdin", linesWithoutID: LineIntake.LinesWithoutID = .knownByPlace) throws -> [LineOutcome] {
+        try process(lines: lines, source: source, linesWithoutID: linesWithoutID, shown: [])
+    }
+
+    /// `process(lines:)`, then the campaigns devices report they showed (`shown`) kept as
+    /// firings, in the same transaction: a Sensorberg SDK's history (`POST /layout`).
+    package func process(lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [ShownAction]) throws -> [LineOutcome] {
         let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
@@ -108,7 +114,7 @@ public actor RulesService: Service {
             }
         }
         metrics.invalid(rejected.count)
-        let outcomes = try apply(inputs)
+        let outcomes = try apply(inputs, shown: shown)
         var results: [LineOutcome] = []
         var next = 0
         for index in lines.indices {
@@ -192,11 +198,11 @@ public actor RulesService: Service {
         logger.info("state closed")
     }
 
-    private func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> [ServiceOutput.Outcome] {
+    private func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [ShownAction] = []) throws -> [ServiceOutput.Outcome] {
         // Every line of the call is refused: the error names the first.
         guard !closed else { throw LineRejected(line: 1, message: "the service is closed") }
         let output: ServiceOutput
-        do { output = try engine.apply(lines) } catch {
+        do { output = try shown.isEmpty ? engine.apply(lines) : engine.apply(lines, shown: shown) } catch {
             metrics.notSaved(lines.count)
             logger.error("state not saved; \(lines.count) lines refused", metadata: ["error": "\(error)"])
             throw error

@@ -12,6 +12,9 @@ package import BeaconRulesStore
 package protocol ServiceEngine: AnyObject {
     /// `identified`: the line's id names the event (an id seen again is answered as before).
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
+    /// `apply`, then each of `shown` recorded as a firing of its campaign for its device (in the
+    /// same transaction): what a phone reports it showed holds suppression and once-only here.
+    func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [ShownAction]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
     func explain(_ event: BeaconEvent) -> [Explanation]
     func close()
@@ -32,13 +35,17 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
     }
 
     package func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput {
+        try apply(lines, shown: [])
+    }
+
+    package func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [ShownAction]) throws -> ServiceOutput {
         pipeline.output.outcomes.removeAll(keepingCapacity: true)
         pipeline.output.unhandled.removeAll()
         do {
             try pipeline.log.begin()
             // A shared database: the call's devices locked, their state loaded, in one go.
             if pipeline.log.locksDevices {
-                try pipeline.log.lock(devices: lines.map(\.input.device), answersOf: lines.map(\.input.id))
+                try pipeline.log.lock(devices: lines.map(\.input.device) + shown.map(\.device), answersOf: lines.map(\.input.id))
                 try pipeline.refreshLedger(naming: lines.compactMap { line in
                     if case .response(let response) = line.input { response.notification } else { nil }
                 })
@@ -50,6 +57,7 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
                 if pipeline.isBatchFull { pipeline.applyBatch() }
             }
             pipeline.applyBatch()
+            record(shown)
             try pipeline.settle()
             let start = ContinuousClock.now
             try pipeline.log.commit()
@@ -60,6 +68,18 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
             throw error
         }
         return pipeline.output
+    }
+
+    /// Each shown action a firing at its time, unless the device's state already has one as
+    /// late (so that a report sent twice, or after the engine fired itself, changes nothing).
+    /// An eid that is not loaded is skipped: no campaign of that id can be suppressed.
+    private func record(_ shown: [ShownAction]) {
+        guard !shown.isEmpty else { return }
+        let loaded = Set(pipeline.engine.engine.campaigns.campaigns.map(\.id))
+        for action in shown where loaded.contains(action.campaign) {
+            if let last = pipeline.engine.engine.store.lastFiring(device: action.device, campaign: action.campaign), last >= action.time { continue }
+            pipeline.engine.engine.store.recordFiring(device: action.device, campaign: action.campaign, at: action.time)
+        }
     }
 
     package func reload(_ catalog: RulesCatalog) {
