@@ -5,7 +5,7 @@ package import BeaconRulesService
 /// - each event, that installation's enter or exit, with the id `sdk:IID:PID:MS:TRIGGER`: sent
 ///   again (an SDK resends its history when a post failed) it is answered as before and changes
 ///   nothing, exactly once per (iid, pid, dt, trigger);
-/// - each action, a firing of its campaign for the installation at its `dt` (`ShownAction`), so
+/// - each action, a firing of its campaign for the installation at its `dt` (a `FiringEntry`), so
 ///   that suppression and `sendOnlyOnce` hold here for what the phone already showed;
 /// - each conversion of type 1 or 0, a response (SPEC section 8: `open`, `dismiss`) to the
 ///   record of its campaign made from the latest of the history's events at or before its `dt`
@@ -18,7 +18,7 @@ package struct SDKHistoryLines: Sendable {
     /// How many of `lines` are events.
     package var events = 0
     /// The actions, as firings.
-    package var shown: [ShownAction] = []
+    package var shown: [FiringEntry] = []
     /// Conversions that became no response (types -1 and -2, or no record to answer).
     package var skippedConversions = 0
 
@@ -38,7 +38,7 @@ package struct SDKHistoryLines: Sendable {
             lines.append(String(decoding: w.bytes, as: UTF8.self))
         }
         self.events = lines.count
-        shown = history.actions.map { ShownAction(device: device, campaign: CampaignID(eid: $0.eid), time: $0.time) }
+        shown = history.actions.map { FiringEntry(device: device, campaign: CampaignID(eid: $0.eid), time: $0.time) }
         let byID = Dictionary(campaigns.campaigns.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for conversion in history.conversions.sorted(by: { $0.time < $1.time }) {
             guard conversion.type >= 0, let campaign = byID[CampaignID(eid: conversion.action)],

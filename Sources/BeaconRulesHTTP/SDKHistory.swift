@@ -115,12 +115,7 @@ package struct SDKHistory: Sendable {
 
         mutating func action(_ element: JSONElement, _ path: String) -> Action? {
             let count = problems.count
-            var eid: String?
-            if let m = required(element, "eid", path) {
-                if let text = m.value.stringValue, !text.isEmpty { eid = text } else {
-                    problem("\(path).eid", m.line, m.column, "expected the campaign's eid (a non-empty string), found \(m.value.compactText)")
-                }
-            }
+            let eid = eid(element, "eid", path)
             let time = required(element, "dt", path).flatMap { date($0.value, "\(path).dt", $0.line, $0.column) }
             guard problems.count == count, let eid, let time else { return nil }
             return Action(eid: eid, time: time)
@@ -128,12 +123,7 @@ package struct SDKHistory: Sendable {
 
         mutating func conversion(_ element: JSONElement, _ path: String) -> Conversion? {
             let count = problems.count
-            var action: String?
-            if let m = required(element, "action", path) {
-                if let text = m.value.stringValue, !text.isEmpty { action = text } else {
-                    problem("\(path).action", m.line, m.column, "expected the campaign's eid (a non-empty string), found \(m.value.compactText)")
-                }
-            }
+            let action = eid(element, "action", path)
             let time = required(element, "dt", path).flatMap { date($0.value, "\(path).dt", $0.line, $0.column) }
             var type: Int?
             if let m = required(element, "type", path) {
@@ -143,6 +133,14 @@ package struct SDKHistory: Sendable {
             }
             guard problems.count == count, let action, let time, let type else { return nil }
             return Conversion(action: action, time: time, type: type)
+        }
+
+        /// The member `key`, a campaign's eid: a non-empty string.
+        mutating func eid(_ element: JSONElement, _ key: String, _ path: String) -> String? {
+            guard let m = required(element, key, path) else { return nil }
+            if let text = m.value.stringValue, !text.isEmpty { return text }
+            problem("\(path).\(key)", m.line, m.column, "expected the campaign's eid (a non-empty string), found \(m.value.compactText)")
+            return nil
         }
 
         mutating func required(_ element: JSONElement, _ key: String, _ path: String) -> JSONMember? {

@@ -1,4 +1,5 @@
 package import BeaconRules
+import CampaignFiles
 
 /// An app's campaigns written as the Sensorberg layout an SDK reads (`GET /layout`), the form
 /// the resolver answers: `accountProximityUUIDs` (every proximity UUID the campaigns name, in
@@ -21,19 +22,9 @@ package struct SensorbergLayout: Sendable {
     package init(campaigns: CampaignSet, beacon: BeaconID? = nil) {
         var w = JSONWriter(capacity: 1 << 14)
         w.raw("{\"accountProximityUUIDs\":[")
-        var seen = Set<ProximityUUID>()
-        for campaign in campaigns.campaigns {
-            for pattern in campaign.beacons {
-                let uuid: ProximityUUID
-                switch pattern {
-                case .exact(let id): uuid = id.uuid
-                case .proximityUUID(let given): uuid = given
-                case .geofence: continue
-                }
-                guard seen.insert(uuid).inserted else { continue }
-                if seen.count > 1 { w.raw(",") }
-                w.string(uuid.description)
-            }
+        for (i, uuid) in CampaignLayoutFile.proximityUUIDs(of: campaigns.campaigns).enumerated() {
+            if i > 0 { w.raw(",") }
+            w.string(uuid.description)
         }
         let chosen = campaigns.campaigns.filter { campaign in
             campaign.isInstant || beacon.map { id in campaign.beacons.contains { $0.matches(id) } } ?? true

@@ -102,7 +102,7 @@ public actor RulesService: Service {
 
     /// `process(lines:)`, then the campaigns devices report they showed (`shown`) kept as
     /// firings, in the same transaction: a Sensorberg SDK's history (`POST /layout`).
-    package func process(lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [ShownAction]) throws -> [LineOutcome] {
+    package func process(lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [FiringEntry]) throws -> [LineOutcome] {
         let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
@@ -198,7 +198,7 @@ public actor RulesService: Service {
         logger.info("state closed")
     }
 
-    private func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [ShownAction] = []) throws -> [ServiceOutput.Outcome] {
+    private func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry] = []) throws -> [ServiceOutput.Outcome] {
         // Every line of the call is refused: the error names the first.
         guard !closed else { throw LineRejected(line: 1, message: "the service is closed") }
         let output: ServiceOutput

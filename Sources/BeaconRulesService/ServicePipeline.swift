@@ -14,7 +14,7 @@ package protocol ServiceEngine: AnyObject {
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
     /// `apply`, then each of `shown` recorded as a firing of its campaign for its device (in the
     /// same transaction): what a phone reports it showed holds suppression and once-only here.
-    func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [ShownAction]) throws -> ServiceOutput
+    func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
     func explain(_ event: BeaconEvent) -> [Explanation]
     func close()
@@ -38,7 +38,7 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
         try apply(lines, shown: [])
     }
 
-    package func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [ShownAction]) throws -> ServiceOutput {
+    package func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) throws -> ServiceOutput {
         pipeline.output.outcomes.removeAll(keepingCapacity: true)
         pipeline.output.unhandled.removeAll()
         do {
@@ -73,7 +73,7 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
     /// Each shown action a firing at its time, unless the device's state already has one as
     /// late (so that a report sent twice, or after the engine fired itself, changes nothing).
     /// An eid that is not loaded is skipped: no campaign of that id can be suppressed.
-    private func record(_ shown: [ShownAction]) {
+    private func record(_ shown: [FiringEntry]) {
         guard !shown.isEmpty else { return }
         let loaded = Set(pipeline.engine.engine.campaigns.campaigns.map(\.id))
         for action in shown where loaded.contains(action.campaign) {
