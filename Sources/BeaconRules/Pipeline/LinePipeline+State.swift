@@ -81,6 +81,8 @@ extension LinePipeline {
             }
         }
         fired.removeAll()
+        // A pair idle for as long as an answer is kept is forgotten (SPEC section 7).
+        engine.layer.idleHorizon = retention.answers
         engine.advance(to: now, into: &fired)
         log.appendOutbox(fired.bytes)
         log.savePresence(engine.snapshot())

@@ -72,6 +72,15 @@ public struct PresenceLayer: Sendable {
     /// only through it.
     var zones: ExclusiveZones?
     private var changes: [PresenceTracker.Change] = []
+    /// How long (ms) a (device, beacon) pair with no open stay and no input is kept: after it,
+    /// `advance(to:)` forgets it, so that a server's memory and saved presence state follow the
+    /// pairs in use, not every pair ever seen. The pipeline sets it to the answer retention.
+    public var idleHorizon: Int64 = 24 * 3_600_000
+    /// The number of pairs the next sweep of idle pairs waits for: twice those kept by the last,
+    /// so that sweeping costs a constant per pair added.
+    var sweepAt = PresenceLayer.firstSweep
+    /// The pairs held before idle ones are first looked for.
+    package static let firstSweep = 4096
     /// Outputs not yet taken by the caller (`take()`).
     public private(set) var outputs: [PresenceOutput] = []
 
@@ -202,6 +211,7 @@ public struct PresenceLayer: Sendable {
             releaseBehind(device, upTo: limit)
             fireBehind(device, through: limit)
         }
+        if keys.count >= sweepAt { forgetIdlePairs(at: watermark) }
     }
 
     /// The outputs produced so far, in order; the layer forgets them.
@@ -259,6 +269,7 @@ public struct PresenceLayer: Sendable {
         fireTimers(before: t, device: item.device)
         clock = Swift.max(clock, t)
         let index = slot(for: key)
+        trackers[index].lastInput = Swift.max(trackers[index].lastInput, t)
         if case .sighting(let s, _) = input, zones != nil {
             place(s, pair: index, at: t)
             return

@@ -35,6 +35,7 @@ extension PresenceEngine {
             w.raw(",\"last\":"); w.string(t.lastID)
             w.raw(",\"givenExit\":"); w.bool(t.lastIsGivenExit)
             w.raw(",\"locale\":"); w.optionalString(t.locale)
+            w.raw(",\"seen\":"); w.integer(t.lastInput)
             w.raw(",\"dwells\":[")
             for (k, d) in t.pendingDwells.enumerated() {
                 if k > 0 { w.raw(",") }
@@ -106,6 +107,8 @@ extension PresenceEngine {
             t.lastID = v["last"]?.stringValue ?? ""
             if case .bool(let b) = v["givenExit"] { t.lastIsGivenExit = b }
             t.locale = v["locale"]?.stringValue
+            // Saved before pairs were forgotten: as if last heard when the state was saved.
+            t.lastInput = v["seen"]?.integerValue ?? layer.clock
             for d in v["dwells"]?.arrayElements ?? [] {
                 let pair = d.value.arrayElements ?? []
                 guard pair.count == 2, let due = pair[0].value.integerValue, let dwell = pair[1].value.integerValue else { continue }

@@ -28,6 +28,9 @@ package struct PresenceTracker: Sendable {
     /// The times (ms) of the latest readings that reached `enterRSSI`, at most `enterReadings` of
     /// them: the evidence a stay needs before it starts.
     var strongReadings: [Int64] = []
+    /// The time (ms) of the pair's newest input (`Int64.min`: none yet), set by the layer: a pair
+    /// with no open stay and no input for long is forgotten (`isForgettable(at:after:)`).
+    var lastInput = Int64.min
 
     package init(settings: PresenceSettings) {
         filter = RunningAverageRSSI(windowMilliseconds: settings.smoothingWindowMilliseconds)
@@ -171,6 +174,15 @@ package struct PresenceTracker: Sendable {
         isInside = false
         pendingDwells.removeAll()
         changes.append(.exit(id: lastIsGivenExit ? lastID : lastID + "+exit", time: confirmed, departedAt: presentUntil))
+    }
+
+    /// Whether forgetting this pair at `now` changes nothing it would decide: no open stay, nothing
+    /// pending, and no input for `horizon` ms (longer than the smoothing and enter windows, so
+    /// its readings would count for nothing). Only `hasHistory` goes with it: an exit without
+    /// an enter, after that long, is taken as the end of a stay that began before, as for a pair
+    /// never seen.
+    func isForgettable(at now: Int64, after horizon: Int64) -> Bool {
+        !isInside && pendingDwells.isEmpty && lastInput <= now &- horizon
     }
 
     /// When `resolve` next has something to do, if ever without more input.
