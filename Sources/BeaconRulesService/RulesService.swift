@@ -101,13 +101,17 @@ public actor RulesService: Service {
     }
 
     /// `process(lines:)`, then the campaigns devices report they showed (`shown`) kept as
-    /// firings, in the same transaction: a Sensorberg SDK's history (`POST /layout`).
-    package func process(lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [FiringEntry]) throws -> [LineOutcome] {
+    /// firings, in the same transaction: a Sensorberg SDK's history (`POST /layout`). The lines
+    /// are numbered from `firstLine` (the place of the first in its source, as `replay --apps`
+    /// hands over a run of a file's lines).
+    package func process(
+        lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [FiringEntry], firstLine: Int = 1
+    ) throws -> [LineOutcome] {
         let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
         for (index, line) in lines.enumerated() {
-            switch intake.read(line, number: index + 1) {
+            switch intake.read(line, number: firstLine + index) {
             case .input(let input, let identified): inputs.append((input, identified))
             case .rejected(let message): rejected[index] = message
             case .outbox, .blank: preconditionFailure("the service's intake reads no outbox requests and skips no line")
@@ -119,12 +123,12 @@ public actor RulesService: Service {
         var next = 0
         for index in lines.indices {
             if let message = rejected[index] {
-                results.append(.rejected(LineRejected(line: index + 1, message: message)))
+                results.append(.rejected(LineRejected(line: firstLine + index, message: message)))
                 continue
             }
             switch outcomes[next] {
             case .accepted(let event, let bytes): results.append(.accepted(event: event, records: Record.engineLines(bytes)))
-            case .rejected(_, let message): results.append(.rejected(LineRejected(line: index + 1, message: message)))
+            case .rejected(_, let message): results.append(.rejected(LineRejected(line: firstLine + index, message: message)))
             }
             next += 1
         }
