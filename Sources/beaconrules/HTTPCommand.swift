@@ -128,19 +128,9 @@ struct HTTPCommand: AsyncParsableCommand {
     /// Every app of `--apps FILE`, each its own service with the `app` label on its metrics; exit
     /// 2 naming the file's problems, or the app whose campaigns or locales do not load.
     private func loadApps(file: String, metrics: MetricsEndpoint?, logger: Logger) throws -> (RulesApps, [String: AppCatalogSource]) {
-        guard catalog.campaignPaths.isEmpty, stateOptions.state == nil else {
-            StandardError.write("beaconrules: --apps gives each app its campaigns and locales, and keeps each app's state in memory: drop --campaigns, --locales and --state\n")
-            throw ExitCode(2)
-        }
-        let apps: RulesApps
-        do {
-            apps = try RulesApps(
-                definitions: try AppsFile.read(path: file), presence: { try presenceOptions.settings(campaigns: $0) },
-                retention: retentionOptions.retention, logger: logger, metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
-        } catch {
-            StandardError.write("beaconrules: \(error)\n")
-            throw ExitCode(2)
-        }
+        let apps = try AppsLoading.load(
+            file: file, catalog: catalog, state: stateOptions, presence: presenceOptions, retention: retentionOptions, logger: logger,
+            metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
         var sources: [String: AppCatalogSource] = [:]
         for app in apps.apps {
             let definition = app.definition

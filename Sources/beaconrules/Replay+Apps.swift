@@ -13,20 +13,9 @@ import Synchronization
 /// `app`, or with one the file does not have, is rejected like any other bad line.
 extension Replay {
     func replayApps(file: String, sources: [String]) throws {
-        guard catalog.campaignPaths.isEmpty, stateOptions.state == nil else {
-            StandardError.write("beaconrules: --apps gives each app its campaigns and locales, and keeps each app's state in memory: drop --campaigns, --locales and --state\n")
-            throw ExitCode(2)
-        }
-        let apps: RulesApps
-        do {
-            apps = try RulesApps(
-                definitions: try AppsFile.read(path: file), presence: { try presenceOptions.settings(campaigns: $0) },
-                retention: retentionOptions.retention, logger: Logger(label: "beaconrules.replay") { _ in SwiftLogNoOpLogHandler() },
-                metrics: NOOPMetricsHandler.instance)
-        } catch {
-            StandardError.write("beaconrules: \(error)\n")
-            throw ExitCode(2)
-        }
+        let apps = try AppsLoading.load(
+            file: file, catalog: catalog, state: stateOptions, presence: presenceOptions, retention: retentionOptions,
+            logger: Logger(label: "beaconrules.replay") { _ in SwiftLogNoOpLogHandler() }, metrics: NOOPMetricsHandler.instance)
         var inputs: [(name: String, text: String)] = []
         for source in sources {
             let data = source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: source)
