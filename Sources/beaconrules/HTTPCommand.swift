@@ -17,7 +17,7 @@ import Glibc
 struct HTTPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "http",
-        abstract: "Serve the rules over HTTP: POST /events, POST /responses, GET /campaigns, POST /explain.",
+        abstract: "Serve the rules over HTTP: POST /events, POST /responses, GET /campaigns, POST /explain, and the Sensorberg resolver's GET and POST /layout.",
         discussion: """
             POST /events with one JSON event answers its records as a JSON array (400 with replay's \
             message when it is not an event); with NDJSON (several lines, or Content-Type \
