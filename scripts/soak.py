@@ -4,7 +4,11 @@ devices, with event times spread so that suppression intervals and the response 
 printing the server's RSS and state-file size every REPORT events. Prints numbers; the caller
 (scripts/soak.sh, or a reader) judges whether they level off.
 
-Usage: soak.py --port P --pid PID [--state FILE] [--events N] [--devices N] [--rate R]
+With --sightings the stream is raw sightings (SPEC section 7) instead: each device heard five
+times in a row at one beacon (a stay), then not again until every other device has been, so the
+presence layer sees as many (device, beacon) pairs as the run has devices.
+
+Usage: soak.py --port P --pid PID [--state FILE] [--events N] [--devices N] [--rate R] [--sightings]
 """
 import argparse, os, selectors, socket, sys, time
 
@@ -35,6 +39,16 @@ def line(run, n, devices, t0, step_ms):
             % (run, n, device, kind, BEACONS[(n // 7) % 4], t0 + n * step_ms, LOCALES[device % 4])).encode()
 
 
+def sighting(run, n, devices, t0, step_ms):
+    # Five readings in a row per device and beacon, the devices in a scattered order. A server's
+    # clock refuses sightings older than its lateness, so each is stamped with the wall clock as
+    # it is made (t0 and step_ms are not used).
+    visit = n // 5
+    device = (visit * 7919) % devices
+    return ('{"id":"%s-%d","type":"sighting","device":"dev-%d","beacon":"%s","rssi":-60,"time":%d,"locale":"%s"}\n'
+            % (run, n, device, BEACONS[visit % 4], int(time.time() * 1000), LOCALES[device % 4])).encode()
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--host", default="127.0.0.1")
@@ -48,7 +62,9 @@ def main():
     a.add_argument("--report", type=int, default=1_000_000, help="print every this many events")
     a.add_argument("--step-ms", type=int, default=500, help="event time between events")
     a.add_argument("--window", type=int, default=2_000, help="lines in flight per connection")
+    a.add_argument("--sightings", action="store_true", help="raw sightings instead of enter/exit events")
     o = a.parse_args()
+    make = sighting if o.sightings else line
 
     run = "soak%x" % int(time.time() * 1000)
     t0 = 1_780_000_000_000
@@ -80,7 +96,7 @@ def main():
                 room = min(o.window - c["inflight"], due - sent, 200)
                 if room <= 0:
                     continue
-                c["out"] += b"".join(line(run, sent + k, o.devices, t0, o.step_ms) for k in range(room))
+                c["out"] += b"".join(make(run, sent + k, o.devices, t0, o.step_ms) for k in range(room))
                 c["inflight"] += room
                 sent += room
                 progressed = True

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The soak (issue 17): a steady pipelined stream through `serve --state` and through `serve` in
-# memory, with short retention, printing the server's RSS and state-file size every million
+# memory, then raw sightings through `serve` in memory, with short retention, printing the server's RSS and state-file size every million
 # events (scripts/soak.py). Event times advance 0.5 s per event, so suppression intervals (1-24 h
 # in the museum campaigns) and the response window (1 h here) expire as the run goes on; answers
 # are kept 30 s of wall clock. Nothing is asserted: the figures are printed (README, docs/serve.md).
@@ -30,7 +30,7 @@ soak() {  # soak MODE [serve options...]
     local port
     port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/out")
     echo "== $mode: $events events over $devices devices at $rate events/s on 4 connections"
-    python3 scripts/soak.py --port "$port" --pid "$server" ${state:+--state "$state"} \
+    python3 scripts/soak.py --port "$port" --pid "$server" ${state:+--state "$state"} ${client:-} \
         --events "$events" --devices "$devices" --rate "$rate" --report $((events / 10))
     kill -TERM "$server"
     wait "$server"
@@ -39,3 +39,6 @@ soak() {  # soak MODE [serve options...]
 
 state="$work/state.db" soak "serve --state" --state "$work/state.db"
 state= soak "serve (in memory)"
+# Raw sightings: the presence layer's pairs (one per device and beacon) are forgotten once idle
+# for the answer retention (SPEC section 5), so its memory levels off as devices keep coming.
+state= client=--sightings soak "serve (in memory), sightings"

@@ -58,17 +58,17 @@ package enum PostgresSchema {
         """
 
     /// The schema's version, 0 for an empty database; an error for a database with other tables.
-    static func currentVersion(_ session: PostgresSession) throws(StoreError) -> Int {
-        let tables = try session.run("""
+    nonisolated(nonsending) static func currentVersion(_ session: PostgresSession) async throws(StoreError) -> Int {
+        let tables = try await session.run("""
             SELECT count(*) FILTER (WHERE table_name = 'beaconrules_schema'), count(*)
             FROM information_schema.tables WHERE table_schema = current_schema()
-            """).rows
+            """)
         guard let counts = try? tables.first?.decode((Int64, Int64).self) else { return 0 }
         if counts.0 == 0 {
             if counts.1 == 0 { return 0 }
             throw StoreError(path: session.location.description, message: "the database has tables but is not a beaconrules state; give --state an empty database")
         }
-        let rows = try session.run("SELECT version FROM beaconrules_schema").rows
+        let rows = try await session.run("SELECT version FROM beaconrules_schema")
         guard let version = try? rows.first?.decode(Int32.self) else {
             throw StoreError(path: session.location.description, message: "beaconrules_schema holds no version")
         }
@@ -76,11 +76,11 @@ package enum PostgresSchema {
     }
 
     /// Creates the schema in an empty database, or checks it is the current version.
-    static func prepare(_ session: PostgresSession) throws(StoreError) {
-        try inTransaction(session) { () throws(StoreError) in
-            let version = try currentVersion(session)
+    nonisolated(nonsending) static func prepare(_ session: PostgresSession) async throws(StoreError) {
+        try await inTransaction(session) { () async throws(StoreError) in
+            let version = try await currentVersion(session)
             if version == 0 {
-                for step in steps(from: 0, to: Self.version) { try session.run(step) }
+                for step in steps(from: 0, to: Self.version) { try await session.run(step) }
             } else if version < Self.version {
                 throw StoreError(path: session.location.description, message: "state schema version \(version); this beaconrules uses version \(Self.version): run `beaconrules state migrate --state URL` (with every instance stopped)")
             } else if version > Self.version {
@@ -92,35 +92,35 @@ package enum PostgresSchema {
     /// Upgrades the schema to the current version (creating it in an empty database); returns
     /// the version it found.
     @discardableResult
-    package static func migrate(_ location: PostgresLocation, logger: Logger) throws(StoreError) -> Int {
+    nonisolated(nonsending) package static func migrate(_ location: PostgresLocation, logger: Logger) async throws(StoreError) -> Int {
         let session = PostgresSession(location: location, logger: logger)
         defer { session.drop() }
-        return try migrate(session, to: Self.version)
+        return try await migrate(session, to: Self.version)
     }
 
-    static func migrate(_ session: PostgresSession, to target: Int) throws(StoreError) -> Int {
-        try inTransaction(session) { () throws(StoreError) in
-            let version = try currentVersion(session)
+    nonisolated(nonsending) static func migrate(_ session: PostgresSession, to target: Int) async throws(StoreError) -> Int {
+        try await inTransaction(session) { () async throws(StoreError) in
+            let version = try await currentVersion(session)
             if version > target {
                 throw StoreError(path: session.location.description, message: "state schema version \(version) is newer than this beaconrules reads (\(target))")
             }
             if version < target {
-                for step in steps(from: version, to: target) { try session.run(step) }
+                for step in steps(from: version, to: target) { try await session.run(step) }
             }
             return version
         }
     }
 
     /// Runs `body` in a transaction holding the schema lock.
-    static func inTransaction<T>(_ session: PostgresSession, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try session.run("BEGIN")
+    nonisolated(nonsending) static func inTransaction<T>(_ session: PostgresSession, _ body: nonisolated(nonsending) () async throws(StoreError) -> T) async throws(StoreError) -> T {
+        try await session.run("BEGIN")
         do {
-            try session.run("SELECT pg_advisory_xact_lock(\(lock))")
-            let result = try body()
-            try session.run("COMMIT")
+            try await session.run("SELECT pg_advisory_xact_lock(\(lock))")
+            let result = try await body()
+            try await session.run("COMMIT")
             return result
         } catch {
-            do { try session.run("ROLLBACK") } catch { session.drop() }
+            do { try await session.run("ROLLBACK") } catch { session.drop() }
             throw error
         }
     }

@@ -6,10 +6,11 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 
-/// One connection to the database, used from one thread that blocks on each query (the thread
-/// of the engine's owner, `EngineOwner`, for `serve`, `http` and `RulesService`, or `replay`'s;
-/// never an event loop nor the cooperative pool): the engine reads its state synchronously, so
-/// the store waits for the batch's few round trips rather than turning the engine inside out.
+/// One connection to the database, used by one owner that awaits each query (the engine's owner,
+/// `EngineOwner`, for `serve`, `http` and `RulesService`, or a one-shot command's main task):
+/// every round trip is PostgresNIO's async API, awaited, and nothing blocks a thread while a
+/// query is in flight. Its methods are `nonisolated(nonsending)`: they run on the caller's
+/// executor (the owner's thread), so the session and the store around it never leave it.
 ///
 /// A connection that fails is dropped; the next query connects again (a database restarted under
 /// a running server costs the batches in between, not a restart of the server).
@@ -36,8 +37,8 @@ final class PostgresSession {
     /// rest of the transaction's statements each on its own, without its locks).
     var holdsTransaction = false
 
-    /// The open connection, connecting when there is none.
-    private func connected() throws(StoreError) -> PostgresConnection {
+    /// The open connection, connecting when there is none (at most `queryTimeout`).
+    nonisolated(nonsending) private func connected() async throws(StoreError) -> PostgresConnection {
         if let connection { return connection }
         if holdsTransaction {
             throw StoreError(path: location.description, message: "the connection to the database was lost inside the transaction; nothing of it was saved")
@@ -64,9 +65,11 @@ final class PostgresSession {
                 configuration.tls = .require(try NIOSSLContext(configuration: tls))
             }
             connections += 1
-            let new = try Self.wait(for: PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: connections, logger: logger
-            ), atMost: .seconds(15))
+            let id = connections, logger = logger, configuration = configuration
+            let new = try await Self.answer(within: Self.queryTimeout) { () async throws -> PostgresConnection in
+                try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger)
+            } onTimeout: {}
             connection = new
             return new
         } catch let error as StoreError {
@@ -76,34 +79,55 @@ final class PostgresSession {
         }
     }
 
-    /// Runs `query` and returns its rows, waiting for them, at most `queryTimeout`. A failure
+    /// Runs `query` and returns its rows, awaiting them, at most `queryTimeout`. A failure
     /// drops the connection when it is the connection that failed (a server error leaves it
-    /// usable); so does a timeout (a query whose connection died under it may never complete).
+    /// usable); so does a timeout (a query whose connection died under it may never complete:
+    /// closing the connection ends it).
     @discardableResult
-    func run(_ query: PostgresQuery) throws(StoreError) -> PostgresQueryResult {
-        let connection = try connected()
+    nonisolated(nonsending) func run(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
+        let connection = try await connected()
+        let logger = logger
         do {
-            return try Self.wait(for: connection.query(query, logger: logger), atMost: Self.queryTimeout)
+            return try await Self.answer(within: Self.queryTimeout) { () async throws -> [PostgresRow] in
+                try await connection.query(query, logger: logger).collect()
+            } onTimeout: {
+                connection.close().whenComplete { _ in }
+            }
         } catch {
             if !Self.isServerError(error) { drop() }
             throw StoreError(path: location.description, message: Self.describe(error))
         }
     }
 
-    /// How long a query may take before its connection is given up.
-    static let queryTimeout = TimeAmount.seconds(15)
+    /// How long a query (or connecting) may take before its connection is given up.
+    static let queryTimeout = Duration.seconds(15)
 
+    /// No answer within `queryTimeout`.
     struct Timeout: Error, CustomStringConvertible {
-        var description: String { "no answer from the database within \(PostgresSession.queryTimeout.nanoseconds / 1_000_000_000) s; connecting again" }
+        var description: String { "no answer from the database within \(PostgresSession.queryTimeout.components.seconds) s; connecting again" }
     }
 
-    /// The future's value, or `Timeout` once `limit` has passed.
-    static func wait<T: Sendable>(for future: EventLoopFuture<T>, atMost limit: TimeAmount) throws -> T {
-        let promise = future.eventLoop.makePromise(of: T.self)
-        future.cascade(to: promise)
-        let timer = future.eventLoop.scheduleTask(in: limit) { promise.fail(Timeout()) }
-        defer { timer.cancel() }
-        return try promise.futureResult.wait()
+    /// `work`'s result, or `Timeout` once `limit` has passed. On the timeout `onTimeout` runs (it
+    /// closes the connection, which ends the query still in flight) before the error is thrown:
+    /// a task group waits for all its tasks, so the query must end for the timeout to return.
+    static func answer<T: Sendable>(
+        within limit: Duration, _ work: @escaping @Sendable () async throws -> T, onTimeout: @escaping @Sendable () -> Void
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let value = result { return value }
+                if Task.isCancelled { throw CancellationError() }
+                onTimeout()
+                throw Timeout()
+            }
+            throw Timeout()
+        }
     }
 
     /// Forgets the connection (if any) and closes it without waiting; the next query opens a new one.

@@ -1,4 +1,3 @@
-import BeaconRules
 package import BeaconRulesStore
 import NIOCore
 import PostgresNIO
@@ -6,47 +5,47 @@ import PostgresNIO
 extension PostgresStateStore {
     /// Writes `export` into this (empty) state in one transaction: `beaconrules state copy`.
     /// A state that already holds firings or answers is refused (a copy never merges).
-    package func importState(_ export: StateExport) throws(StoreError) {
-        try begin()
+    nonisolated(nonsending) package func importState(_ export: StateExport) async throws(StoreError) {
+        try await begin()
         do throws(StoreError) {
-            let counts = try session.run("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)").rows
+            let counts = try await session.run("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)")
             if (try? counts.first?.decode(Int64.self)) ?? 0 > 0 {
                 throw StoreError(path: location.description, message: "the database already holds a state; copy into an empty one")
             }
             for chunk in Self.chunks(export.firings.count) {
                 let rows = export.firings[chunk]
-                try session.run("""
+                try await session.run("""
                     INSERT INTO firing (device, campaign, time)
                     SELECT * FROM unnest(\(rows.map(\.device))::text[], \(rows.map(\.campaign.canonical))::text[], \(rows.map(\.time.milliseconds))::bigint[])
                     """)
             }
             for chunk in Self.chunks(export.answers.count) {
                 let rows = export.answers[chunk]
-                try session.run("""
+                try await session.run("""
                     INSERT INTO answered (event, records, at)
                     SELECT * FROM unnest(\(rows.map(\.event))::text[], \(rows.map { ByteBuffer(bytes: $0.records) })::bytea[], \(rows.map(\.at))::bigint[])
                     """)
             }
             for chunk in Self.chunks(export.ledger.count) {
                 let rows = export.ledger[chunk]
-                try session.run("INSERT INTO ledger (key, line) SELECT * FROM unnest(\(rows.map(\.key))::text[], \(rows.map { ByteBuffer(bytes: $0.line) })::bytea[])")
+                try await session.run("INSERT INTO ledger (key, line) SELECT * FROM unnest(\(rows.map(\.key))::text[], \(rows.map { ByteBuffer(bytes: $0.line) })::bytea[])")
             }
-            try session.run(PostgresSchema.fillLedgerDeliveries)
+            try await session.run(PostgresSchema.fillLedgerDeliveries)
             if let presence = export.presence {
-                try session.run("INSERT INTO presence (id, snapshot) VALUES (1, \(ByteBuffer(bytes: presence)))")
+                try await session.run("INSERT INTO presence (id, snapshot) VALUES (1, \(ByteBuffer(bytes: presence)))")
             }
             for chunk in Self.chunks(export.outbox.count) {
                 let rows = export.outbox[chunk]
-                try session.run("""
+                try await session.run("""
                     INSERT INTO outbox (seq, records, at)
                     SELECT * FROM unnest(\(rows.map(\.seq))::bigint[], \(rows.map { ByteBuffer(bytes: $0.records) })::bytea[], \(rows.map(\.at))::bigint[])
                     """)
             }
             // The next outbox entry numbers on from the copied ones.
-            try session.run("SELECT setval(pg_get_serial_sequence('outbox', 'seq'), coalesce((SELECT max(seq) FROM outbox), 0) + 1, false)")
-            try commit()
+            try await session.run("SELECT setval(pg_get_serial_sequence('outbox', 'seq'), coalesce((SELECT max(seq) FROM outbox), 0) + 1, false)")
+            try await commit()
         } catch {
-            rollback()
+            await rollback()
             throw error
         }
     }

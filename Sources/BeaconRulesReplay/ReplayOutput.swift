@@ -12,6 +12,9 @@ package struct ReplayOutput: LineOutput {
     /// On: lines are applied and nothing is written or counted (lines another run has written,
     /// see `Replay.replayInMemory`); the records are dropped when the block is flushed.
     package var muted = false
+    /// Non-nil: errors and warnings are kept here, not written, until the driver writes them (a
+    /// database's transaction committed: an attempt run again must not write them twice).
+    package var held: [String]?
 
     /// `collectsReferences`: record tails stay in the engine's cache and are written from there
     /// (only where nothing reads the records back before they are written out).
@@ -30,13 +33,22 @@ package struct ReplayOutput: LineOutput {
     package mutating func rejected(line: Int, message: String) {
         if muted { return }
         rejectedLines += 1
+        say(ErrorLine.json(kind: "error", source: source, line: line, message: message))
+    }
+
+    /// Writes `message` to stderr, or keeps it (`held`).
+    mutating func say(_ message: String) {
+        if held != nil {
+            held?.append(message)
+            return
+        }
         progress.clear()
-        StandardError.write(ErrorLine.json(kind: "error", source: source, line: line, message: message))
+        StandardError.write(message)
     }
 
     package mutating func unhandled(_ click: UnhandledClick, line: Int) {
         if muted { return }
-        StandardError.write(Self.unhandledWarning(click, source: source, line: line))
+        say(Self.unhandledWarning(click, source: source, line: line))
     }
 
     /// The warning for a click whose action type has no handler.

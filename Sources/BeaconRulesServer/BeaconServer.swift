@@ -62,7 +62,7 @@ package actor BeaconServer: Service {
 
     /// A server on a database's state that other instances may share (`--state postgres://...`,
     /// the store made by BeaconRulesPostgres, so that the server compiles no database driver).
-    package init<Store: SuppressionStore & StateLog>(
+    package init<Store: SuppressionStore & SharedStateLog>(
         configuration: ServerConfiguration, catalog: RulesCatalog, shared store: sending Store,
         loadCatalog: @escaping CatalogLoader, logger: Logger,
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }

@@ -9,9 +9,9 @@ import Synchronization
 /// one place where the engine and its store are used. It is a serial executor with a placement:
 ///
 /// - **A thread of its own** (`serve --state`, `serve --engine-thread`, and `RulesService`, hence
-///   `http`). Blocking work (SQLite's fsync, a PostgreSQL round trip) runs there, never on Swift's
-///   cooperative pool, which has only as many threads as cores: a backend's other tasks go on
-///   while the engine commits.
+///   `http`). Blocking work (SQLite's fsync) runs there, and a PostgreSQL round trip is awaited
+///   there (the thread runs on meanwhile), never on Swift's cooperative pool, which has only as
+///   many threads as cores: a backend's other tasks go on while the engine commits.
 /// - **An event loop** (`serve` without `--state`): nothing waits for a disk, and the engine runs
 ///   on one of the connections' loops, the engine's (see `init(campaigns:locales:on:format:presence:logger:metrics:)`):
 ///   connections on that loop call it directly, the others queue each read's lines in the
@@ -22,7 +22,10 @@ import Synchronization
 /// one transaction, commits (one fsync), and only then hands the replies to the connections'
 /// event loops, one task per event loop for the whole batch. While it waits for the disk, new
 /// work queues up and goes into the next transaction: the busier the server, the more events
-/// share a commit. And an actor whose executor it is (`RulesService` sets its `unownedExecutor`
+/// share a commit. On a shared database the engine is async (`SharedServeEngine`): an actor on
+/// this owner (`SharedOwnerRunner`) applies the jobs one transaction at a time while the thread
+/// goes on taking work, and the thread ends only once that actor is done. And an actor whose
+/// executor it is (`RulesService` sets its `unownedExecutor`
 /// to the owner) holds the engine itself: its calls, awaited by the caller, run on the owner's
 /// thread one at a time, in the order they came.
 ///
@@ -40,6 +43,8 @@ package final class EngineOwner: SerialExecutor, Sendable {
     private let mailbox = Mailbox()
     /// `serve`'s engine; nil when an actor isolated to the owner holds the engine (`RulesService`).
     private let engine: (any ServeEngine)?
+    /// The engine again when it may run on an event loop (`inline`): in memory, synchronous.
+    private let inlineEngine: InMemoryServeEngine?
     /// Without a state file, nothing waits for a disk: the engine runs on this event loop, which
     /// also serves connections (theirs reach it with no hop; the other loops' through `inbox`,
     /// one wake for whatever queued up meanwhile). Nil: the owner thread.
@@ -59,19 +64,22 @@ package final class EngineOwner: SerialExecutor, Sendable {
         engine = SQLiteServeEngine(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+        inlineEngine = nil
         inline = nil
     }
 
     /// With `--state postgres://...`: as with a state file, the database shared with other
-    /// instances (each transaction locks its devices first). The store is made elsewhere
-    /// (BeaconRulesPostgres), so that the server compiles no database driver.
-    init<Store: SuppressionStore & StateLog>(
+    /// instances (each transaction locks its devices first), its transactions awaited on the
+    /// owner's thread (`SharedOwnerRunner`). The store is made elsewhere (BeaconRulesPostgres),
+    /// so that the server compiles no database driver.
+    init<Store: SuppressionStore & SharedStateLog>(
         campaigns: CampaignSet, locales: LocaleTable, shared store: sending Store, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        engine = SharedServeEngine(OwnerLoop(
-            engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), log: store,
+        engine = SharedServeEngine(SharedOwnerLoop(
+            engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), store: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+        inlineEngine = nil
         inline = nil
     }
 
@@ -82,9 +90,11 @@ package final class EngineOwner: SerialExecutor, Sendable {
         campaigns: CampaignSet, locales: LocaleTable, on eventLoop: (any EventLoop)?, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        engine = InMemoryServeEngine(OwnerLoop(
+        let inMemory = InMemoryServeEngine(OwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), log: MemoryStateLog(),
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+        engine = inMemory
+        inlineEngine = inMemory
         inline = eventLoop
     }
 
@@ -94,6 +104,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
     /// its actor, which holds the owner).
     package init(threadNamed name: String) {
         engine = nil
+        inlineEngine = nil
         inline = nil
         startThread(named: name)
     }
@@ -108,7 +119,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
     /// Starts `serve`'s engine: its thread, or on an event loop its clock.
     func start() {
         guard let engine else { return }
-        if let inline {
+        if let inline, let engine = inlineEngine {
             let tick = TimeAmount.milliseconds(Int64(Self.clockTick * 1000))
             clock.withLock { $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in engine.tickIfDue() } }
             return
@@ -139,11 +150,13 @@ package final class EngineOwner: SerialExecutor, Sendable {
         precondition(isCurrent, "not on the engine owner's thread")
     }
 
-    /// The owner's thread, until the mailbox is closed and drained: the actor's tasks run as they
+    /// The owner's thread, until the mailbox is closed and drained (and the engine has done what
+    /// it took: a transaction awaiting the database resumes here): the actor's tasks run as they
     /// come, `serve`'s jobs between them in transactions; with no work for a clock tick while
     /// presence is pending, the clock alone moves it on.
     private static func run(_ engine: (any ServeEngine)?, _ mailbox: Mailbox, executor: UnownedSerialExecutor) {
-        while let entries = mailbox.takeAll(waitingAtMost: engine?.isIdle == false ? clockTick : nil) {
+        engine?.start(on: executor)
+        while let entries = mailbox.takeAll(waitingAtMost: engine?.isIdle == false ? clockTick : nil, whileBusy: engine?.isBusy ?? false) {
             if entries.isEmpty {
                 engine?.tick()
                 continue
@@ -169,17 +182,14 @@ package final class EngineOwner: SerialExecutor, Sendable {
     private static func apply(_ jobs: [Job], on engine: (any ServeEngine)?) {
         if jobs.isEmpty { return }
         guard let engine else { preconditionFailure(Self.noServeEngine) }
-        for transaction in engine.transactions(jobs) {
-            ReplyDelivery.send(engine.process(transaction))
-            engine.repliesSent()
-        }
+        engine.apply(jobs)
     }
 
-    /// `serve`'s engine; only `serve` submits lines, reloads and stops (`RulesService` calls its
-    /// own engine, on this owner).
-    private var served: any ServeEngine {
-        guard let engine else { preconditionFailure(Self.noServeEngine) }
-        return engine
+    /// `serve`'s engine on its event loop; only `serve` submits lines, reloads and stops
+    /// (`RulesService` calls its own engine, on this owner).
+    private var served: InMemoryServeEngine {
+        guard let inlineEngine else { preconditionFailure(Self.noServeEngine) }
+        return inlineEngine
     }
 
     private static let noServeEngine = "serve's work given to an owner whose engine an actor holds"

@@ -30,14 +30,15 @@ final class Mailbox: @unchecked Sendable {
     }
 
     /// Everything queued, waiting while nothing is (at most `limit` seconds: then it returns an
-    /// empty list); nil when closed and drained.
-    func takeAll(waitingAtMost limit: TimeInterval? = nil) -> [Entry]? {
+    /// empty list); nil when closed and drained. `busy`: the owner awaits work it took (a task
+    /// will be posted when it resumes), so a closed mailbox is waited on too.
+    func takeAll(waitingAtMost limit: TimeInterval? = nil, whileBusy busy: Bool = false) -> [Entry]? {
         condition.lock()
         defer { condition.unlock() }
         let deadline = limit.map { Date(timeIntervalSinceNow: $0) }
-        while jobs.isEmpty && !closed {
+        while jobs.isEmpty && (!closed || busy) {
             if let deadline {
-                if !condition.wait(until: deadline) && jobs.isEmpty && !closed { return [] }
+                if !condition.wait(until: deadline) && jobs.isEmpty && (!closed || busy) { return [] }
             } else {
                 condition.wait()
             }

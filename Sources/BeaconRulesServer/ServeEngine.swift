@@ -2,31 +2,43 @@ import BeaconRules
 import BeaconRulesStore
 import NIOCore
 
-/// `serve`'s engine with its store, as the `EngineOwner` runs it: an `OwnerLoop` of a concrete
-/// store behind a protocol, so that the owner is not generic.
+/// `serve`'s engine with its store, as the `EngineOwner` runs it on its thread: an `OwnerLoop` of
+/// a concrete store, or the `SharedOwnerLoop` on a database, behind a protocol, so that the owner is not
+/// generic.
 protocol ServeEngine: Sendable {
     /// Nothing is pending on the clock (no open stay, pending exit or dwell): the owner may
     /// sleep until work arrives.
     var isIdle: Bool { get }
-    /// `jobs` cut into transactions (see `OwnerLoop.transactions(_:locking:)`).
-    func transactions(_ jobs: [EngineOwner.Job]) -> [[EngineOwner.Job]]
-    /// Applies jobs at once, on the caller's thread (which must be the only one that calls).
+    /// Work taken and not done yet (a transaction awaiting the database): the owner's thread
+    /// runs on, even stopping, until it is done.
+    var isBusy: Bool { get }
+    /// Called on the owner's thread before any work, with its executor.
+    func start(on executor: UnownedSerialExecutor)
+    /// Applies `jobs` in transactions after those taken before, each one's replies sent once it
+    /// is committed.
+    func apply(_ jobs: [EngineOwner.Job])
+    /// A wake with no work: the clock alone may confirm exits and fire dwells.
+    func tick()
+    /// Closes the store.
+    func close()
+}
+
+/// An engine that applies jobs at once, on the caller's thread (which must be the only one that
+/// calls): every store but the database, and the one that may run on an event loop.
+protocol SyncServeEngine: ServeEngine {
+    /// Applies jobs in one transaction; their replies.
     func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)]
     /// The replies of the last transaction are on their way (see `StateLog.repliesSent()`).
     func repliesSent()
-    /// A wake with no work: the clock alone may confirm exits and fire dwells.
-    func tick()
     /// Lets the wall clock fire pending exits and dwells, if any are pending.
     func tickIfDue()
-    /// Closes the store.
-    func close()
 }
 
 /// An `OwnerLoop` of concrete stores behind the `ServeEngine` protocol. Called through the
 /// protocol, a generic class would run unspecialized (every store call through a witness table,
 /// generic metadata looked up at run time); each conforming class below names its store, so the
 /// witnesses (this extension's methods, for that class) are specialized for it.
-protocol OwnerLoopEngine: ServeEngine {
+protocol OwnerLoopEngine: SyncServeEngine {
     associatedtype Store: SuppressionStore
     associatedtype Log: StateLog
     var loop: OwnerLoop<Store, Log> { get }
@@ -34,7 +46,12 @@ protocol OwnerLoopEngine: ServeEngine {
 
 extension OwnerLoopEngine {
     var isIdle: Bool { loop.isIdle }
-    func transactions(_ jobs: [EngineOwner.Job]) -> [[EngineOwner.Job]] { loop.transactions(jobs) }
+    var isBusy: Bool { false }
+    func start(on executor: UnownedSerialExecutor) {}
+    func apply(_ jobs: [EngineOwner.Job]) {
+        ReplyDelivery.send(loop.process(jobs))
+        loop.repliesSent()
+    }
     func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
     func repliesSent() { loop.repliesSent() }
     func tick() { loop.tick() }
@@ -48,13 +65,33 @@ final class SQLiteServeEngine: OwnerLoopEngine, @unchecked Sendable {
     init(_ loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>) { self.loop = loop }
 }
 
-/// `serve --state postgres://...`. `@unchecked Sendable`: as `SQLiteServeEngine`, on the thread
-/// that owns the database connection. Generic over the database's store, which the server does not
-/// know by name (BeaconRulesPostgres makes it, so that the server compiles no database driver):
-/// unlike `SQLiteServeEngine`'s, its loop is specialized only where the store is known.
-final class SharedServeEngine<Store: SuppressionStore & StateLog>: OwnerLoopEngine, @unchecked Sendable {
-    let loop: OwnerLoop<Store, Store>
-    init(_ loop: OwnerLoop<Store, Store>) { self.loop = loop }
+/// `serve --state postgres://...`: a `SharedOwnerLoop` on the database's store (made by
+/// BeaconRulesPostgres, so that the server compiles no database driver), run by a
+/// `SharedOwnerRunner` made on the owner's thread as it starts. `@unchecked Sendable`: `loop` is
+/// handed to the runner once, on that thread, and `runner` is read only there (every call below
+/// is the owner thread's).
+final class SharedServeEngine<Store: SuppressionStore & SharedStateLog>: ServeEngine, @unchecked Sendable {
+    private var loop: SharedOwnerLoop<Store>?
+    private var runner: SharedOwnerRunner<Store>?
+
+    init(_ loop: SharedOwnerLoop<Store>) { self.loop = loop }
+
+    func start(on executor: UnownedSerialExecutor) {
+        guard let loop else { return }
+        self.loop = nil
+        runner = SharedOwnerRunner(loop: loop, executor: executor)
+    }
+
+    private var started: SharedOwnerRunner<Store> {
+        guard let runner else { preconditionFailure("the database's engine used before the owner's thread started it") }
+        return runner
+    }
+
+    var isIdle: Bool { started.assumeIsolated { $0.isIdle } }
+    var isBusy: Bool { started.assumeIsolated { $0.isDraining } }
+    func apply(_ jobs: [EngineOwner.Job]) { started.assumeIsolated { $0.take(jobs) } }
+    func tick() { started.assumeIsolated { $0.tick() } }
+    func close() { started.assumeIsolated { $0.close() } }
 }
 
 /// `serve` without `--state`. `@unchecked Sendable`: as `SQLiteServeEngine`; its one thread is the

@@ -14,12 +14,6 @@ package protocol StateLog: AnyObject, AnswerLog {
     var heldAnswers: Int { get }
     /// The state file's size with its write-ahead log, or nil in memory.
     var fileBytes: Int? { get }
-    /// Whether the log wants `lock(devices:answersOf:)` called at the start of each transaction
-    /// (a database shared by many instances: the devices are locked, their state loaded at once).
-    var locksDevices: Bool { get }
-    /// Locks the devices of a transaction's lines and loads their state and their ids' answers,
-    /// before any line is applied. Called once per transaction, right after `begin()`.
-    func lock(devices: [String], answersOf ids: [String]) throws(StoreError)
     /// The WAL's checkpoints and bytes written so far (running totals), nil without a WAL.
     var walActivity: SQLiteStateStore.WALActivity? { get }
     /// The replies of the last commit are on their way: work a commit left for between two
@@ -29,11 +23,8 @@ package protocol StateLog: AnyObject, AnswerLog {
 
 extension StateLog {
     package var walActivity: SQLiteStateStore.WALActivity? { nil }
-    /// A log that no other process writes locks nothing.
-    package var locksDevices: Bool { false }
     /// Nothing left for between transactions.
     package func repliesSent() {}
-    package func lock(devices: [String], answersOf ids: [String]) throws(StoreError) {}
 }
 
 extension SQLiteStateStore: StateLog {

@@ -13,6 +13,8 @@ public import ServiceLifecycle
 /// executor is the engine's owner (`EngineOwner`, as `serve`'s), a thread of its own: a commit
 /// that waits for the disk (one fsync per call at most: use the batch forms for throughput)
 /// holds that thread, never one of the cooperative pool's, so the caller's other tasks go on.
+/// On PostgreSQL each call's round trips are awaited there instead, and calls still take
+/// their turns one at a time, in order.
 ///
 /// ```swift
 /// let rules = try RulesService(campaigns: [.path("Campaigns")], locales: .folder("Locales"))
@@ -21,7 +23,9 @@ public import ServiceLifecycle
 public actor RulesService: Service {
     /// The thread every call runs on (the actor's executor).
     private let owner = EngineOwner(threadNamed: "rules-service")
-    private let engine: any ServiceEngine
+    private let engine: ServiceEngineKind
+    /// Calls in order, one at a time, across their awaits (an actor alone would interleave them).
+    private let turns = ServiceTurns()
     private let logger: Logger
     private let metrics: ServeMetrics
     /// When the state's sizes were last sampled for the metrics (at most once a second).
@@ -75,20 +79,31 @@ public actor RulesService: Service {
 
     // MARK: - Events in, records out
 
+    /// Opens the state now rather than at the first call: on PostgreSQL, connects, checks the
+    /// schema (creating it in an empty database) and reads the delivery ledger, throwing what
+    /// goes wrong. A service that must not start without its database calls it before taking
+    /// work. In memory or in a file, the state is open already.
+    public func openState() async throws {
+        guard case .shared(let database) = engine else { return }
+        await turns.enter()
+        defer { turns.leave() }
+        try await database.open()
+    }
+
     /// One beacon event's records, in SPEC order.
-    public func process(_ event: BeaconEvent) throws -> [Record] {
-        try records(of: apply([(.beacon(event), true)]))[0].get()
+    public func process(_ event: BeaconEvent) async throws -> [Record] {
+        try records(of: await apply([(.beacon(event), true)]))[0].get()
     }
 
     /// Several events in one transaction (one commit): each event's records, in order.
-    public func process(_ events: [BeaconEvent]) throws -> [[Record]] {
-        try records(of: apply(events.map { (.beacon($0), true) })).map { try $0.get() }
+    public func process(_ events: [BeaconEvent]) async throws -> [[Record]] {
+        try records(of: await apply(events.map { (.beacon($0), true) })).map { try $0.get() }
     }
 
     /// A response to a delivered record (SPEC section 8): to the delivery ledger and the action
     /// handlers. Throws `LineRejected` when the ledger does not know the record.
-    public func respond(_ response: ResponseEvent) throws -> [Record] {
-        try records(of: apply([(.response(response), true)]))[0].get()
+    public func respond(_ response: ResponseEvent) async throws -> [Record] {
+        try records(of: await apply([(.response(response), true)]))[0].get()
     }
 
     /// JSON lines as `replay` reads them (events, responses, sightings), in one transaction:
@@ -96,8 +111,8 @@ public actor RulesService: Service {
     /// included, as a connection answers it). A line without an `id` is known by its place,
     /// `SOURCE:LINE`, and not remembered; `.identifiedByContent` gives it the id made from what it
     /// says, as `serve` and `http` do, so that a line sent again is answered as before.
-    public func process(lines: [String], source: String = "stdin", linesWithoutID: LineIntake.LinesWithoutID = .knownByPlace) throws -> [LineOutcome] {
-        try process(lines: lines, source: source, linesWithoutID: linesWithoutID, shown: [])
+    public func process(lines: [String], source: String = "stdin", linesWithoutID: LineIntake.LinesWithoutID = .knownByPlace) async throws -> [LineOutcome] {
+        try await process(lines: lines, source: source, linesWithoutID: linesWithoutID, shown: [])
     }
 
     /// `process(lines:)`, then the campaigns devices report they showed (`shown`) kept as
@@ -106,7 +121,7 @@ public actor RulesService: Service {
     /// hands over a run of a file's lines).
     package func process(
         lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [FiringEntry], firstLine: Int = 1
-    ) throws -> [LineOutcome] {
+    ) async throws -> [LineOutcome] {
         let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
@@ -118,7 +133,7 @@ public actor RulesService: Service {
             }
         }
         metrics.invalid(rejected.count)
-        let outcomes = try apply(inputs, shown: shown)
+        let outcomes = try await apply(inputs, shown: shown)
         var results: [LineOutcome] = []
         var next = 0
         for index in lines.indices {
@@ -155,28 +170,42 @@ public actor RulesService: Service {
     }
 
     /// For one event, every campaign with `fired` or the first rule that stopped it. The state
-    /// is read, never changed.
-    public func explain(_ event: BeaconEvent) -> [Explanation] {
-        engine.explain(event)
+    /// is read, never changed. A database that cannot be read is logged and explains nothing.
+    public func explain(_ event: BeaconEvent) async -> [Explanation] {
+        switch engine {
+        case .local(let engine): return engine.explain(event)
+        case .shared(let database):
+            await turns.enter()
+            defer { turns.leave() }
+            do { return try await database.explain(event) } catch {
+                logger.error("cannot read the state to explain the event", metadata: ["error": "\(error)"])
+                return []
+            }
+        }
     }
 
     // MARK: - Campaigns
 
     /// Loads new campaigns and locales and swaps them in between two calls: the suppression
     /// state, the delivery ledger and presence carry on. On an error the loaded set stays.
-    public func reload(campaigns: [CampaignSource], locales: LocaleSource) throws {
+    public func reload(campaigns: [CampaignSource], locales: LocaleSource) async throws {
         let catalog: RulesCatalog
         do { catalog = try RulesCatalog(campaigns: campaigns, locales: locales) } catch {
             metrics.reloaded(false)
             throw error
         }
-        reload(catalog)
+        await reload(catalog)
     }
 
-    /// Swaps in a catalog already loaded.
-    public func reload(_ catalog: RulesCatalog) {
+    /// Swaps in a catalog already loaded, between two calls.
+    public func reload(_ catalog: RulesCatalog) async {
+        await turns.enter()
+        defer { turns.leave() }
         for warning in catalog.warnings { logger.warning("\(warning)") }
-        engine.reload(catalog)
+        switch engine {
+        case .local(let engine): engine.reload(catalog)
+        case .shared(let database): database.reload(catalog)
+        }
         self.catalog = catalog
         metrics.reloaded(true)
         logger.info("campaigns reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
@@ -187,26 +216,43 @@ public actor RulesService: Service {
     /// Runs until graceful shutdown, then closes the state (no call is taken after).
     public func run() async throws {
         try? await gracefulShutdown()
-        close()
+        await close()
     }
 
     /// Ready for work (`beaconrules http`'s `/ready`): the campaigns are loaded and the state is
     /// open.
     public var isReady: Bool { !closed && !catalog.campaigns.campaigns.isEmpty }
 
-    /// Closes the state file (also done when the service stops through `run`).
-    public func close() {
+    /// Closes the state file (also done when the service stops through `run`), after the call
+    /// in progress.
+    public func close() async {
+        await turns.enter()
+        defer { turns.leave() }
         guard !closed else { return }
         closed = true
-        engine.close()
+        switch engine {
+        case .local(let engine): engine.close()
+        case .shared(let database): database.close()
+        }
         logger.info("state closed")
     }
 
-    private func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry] = []) throws -> [ServiceOutput.Outcome] {
-        // Every line of the call is refused: the error names the first.
-        guard !closed else { throw LineRejected(line: 1, message: "the service is closed") }
+    private func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry] = []) async throws -> [ServiceOutput.Outcome] {
         let output: ServiceOutput
-        do { output = try shown.isEmpty ? engine.apply(lines) : engine.apply(lines, shown: shown) } catch {
+        do {
+            switch engine {
+            case .local(let engine):
+                try refuseWhenClosed()
+                output = try shown.isEmpty ? engine.apply(lines) : engine.apply(lines, shown: shown)
+            case .shared(let database):
+                await turns.enter()
+                defer { turns.leave() }
+                try refuseWhenClosed()
+                output = try await shown.isEmpty ? database.apply(lines) : database.apply(lines, shown: shown)
+            }
+        } catch let error as LineRejected {
+            throw error
+        } catch {
             metrics.notSaved(lines.count)
             logger.error("state not saved; \(lines.count) lines refused", metadata: ["error": "\(error)"])
             throw error
@@ -240,8 +286,16 @@ public actor RulesService: Service {
         let now = ContinuousClock.now
         if now - sampled >= .seconds(1) {
             sampled = now
-            metrics.held(engine.held())
+            switch engine {
+            case .local(let engine): metrics.held(engine.held())
+            case .shared(let database): metrics.held(database.held())
+            }
         }
+    }
+
+    /// Every line of the call is refused: the error names the first.
+    private func refuseWhenClosed() throws(LineRejected) {
+        if closed { throw LineRejected(line: 1, message: "the service is closed") }
     }
 
     private static let silentPrefix = Array(#"{"kind":"silent""#.utf8)

@@ -12,11 +12,40 @@ package import BeaconRulesStore
 package protocol ServiceEngine: AnyObject {
     /// `identified`: the line's id names the event (an id seen again is answered as before).
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
-    /// `apply`, then each of `shown` recorded as a firing of its campaign for its device (in the
-    /// same transaction): what a phone reports it showed holds suppression and once-only here.
+    /// `apply`, then each of `shown` kept as a firing of its campaign for its device, in the same
+    /// transaction: what a phone reports it showed holds suppression and once-only here.
     func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
     func explain(_ event: BeaconEvent) -> [Explanation]
+    func close()
+    /// How much the state holds (for the metrics).
+    func held() -> HeldState
+}
+
+/// The service's engine as its `StateStorage` opens it: called at once (memory, a file), or
+/// awaited (a database that other instances share).
+package enum ServiceEngineKind {
+    /// Each call applied and committed at once, on the service's executor.
+    case local(any ServiceEngine)
+    /// Each call's round trips awaited on the service's executor, calls taking turns.
+    case shared(any SharedServiceEngine)
+}
+
+/// The service's engine on a database whose round trips are awaited (`SharedServicePipeline`).
+///
+/// Not thread-safe: the service's actor makes every call, one at a time (`ServiceTurns`).
+package protocol SharedServiceEngine: AnyObject {
+    /// Opens the state, if not open yet (connects, checks the schema, reads the ledger).
+    nonisolated(nonsending) func open() async throws
+    /// The lines in one transaction; their outcomes.
+    nonisolated(nonsending) func apply(_ lines: [(input: InputLine, identified: Bool)]) async throws -> ServiceOutput
+    /// `apply`, with the campaigns a phone showed kept as firings (`ServiceEngine.apply(_:shown:)`).
+    nonisolated(nonsending) func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) async throws -> ServiceOutput
+    /// The event explained against its device's saved state; nothing changed.
+    nonisolated(nonsending) func explain(_ event: BeaconEvent) async throws -> [Explanation]
+    /// A new catalog, for the next call.
+    func reload(_ catalog: RulesCatalog)
+    /// Ends the connection.
     func close()
     /// How much the state holds (for the metrics).
     func held() -> HeldState
@@ -43,22 +72,7 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
         pipeline.output.unhandled.removeAll()
         do {
             try pipeline.log.begin()
-            // A shared database: the call's devices locked, their state loaded, in one go.
-            if pipeline.log.locksDevices {
-                try pipeline.log.lock(devices: lines.map(\.input.device) + shown.map(\.device), answersOf: lines.map(\.input.id))
-                try pipeline.refreshLedger(naming: lines.compactMap { line in
-                    if case .response(let response) = line.input { response.notification } else { nil }
-                })
-            }
-            // The answer retention counts by the wall clock from here.
-            pipeline.setWallClock(Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))))
-            for (number, line) in lines.enumerated() {
-                pipeline.append(line.input, line: number + 1, identified: line.identified)
-                if pipeline.isBatchFull { pipeline.applyBatch() }
-            }
-            pipeline.applyBatch()
-            record(shown)
-            try pipeline.settle()
+            try pipeline.apply(lines, shown: shown, at: .wallClockNow())
             let start = ContinuousClock.now
             try pipeline.log.commit()
             pipeline.output.commitDuration = ContinuousClock.now - start
@@ -68,18 +82,6 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
             throw error
         }
         return pipeline.output
-    }
-
-    /// Each shown action a firing at its time, unless the device's state already has one as
-    /// late (so that a report sent twice, or after the engine fired itself, changes nothing).
-    /// An eid that is not loaded is skipped: no campaign of that id can be suppressed.
-    private func record(_ shown: [FiringEntry]) {
-        guard !shown.isEmpty else { return }
-        let loaded = Set(pipeline.engine.engine.campaigns.campaigns.map(\.id))
-        for action in shown where loaded.contains(action.campaign) {
-            if let last = pipeline.engine.engine.store.lastFiring(device: action.device, campaign: action.campaign), last >= action.time { continue }
-            pipeline.engine.engine.store.recordFiring(device: action.device, campaign: action.campaign, at: action.time)
-        }
     }
 
     package func reload(_ catalog: RulesCatalog) {
@@ -96,5 +98,40 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
 
     package func held() -> HeldState {
         HeldState(answers: pipeline.log.heldAnswers, deliveries: pipeline.engine.engine.ledger.indexedCount(), fileBytes: pipeline.log.fileBytes)
+    }
+}
+
+extension LinePipeline where Output == ServiceOutput {
+    /// A call's lines appended and applied in order, then settled: the inside of its
+    /// transaction, the same on every store. `now`: the wall clock the answer retention counts by.
+    /// `shown`: campaigns devices report they showed, kept as firings after the lines.
+    func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry] = [], at now: Timestamp) throws {
+        setWallClock(now)
+        for (number, line) in lines.enumerated() {
+            append(line.input, line: number + 1, identified: line.identified)
+            if isBatchFull { applyBatch() }
+        }
+        applyBatch()
+        record(shown)
+        try settle()
+    }
+
+    /// Each shown campaign a firing at its time, unless the device's state already has one as
+    /// late (so that a report sent twice, or after the engine fired itself, changes nothing).
+    /// An eid that is not loaded is skipped: no campaign of that id can be suppressed.
+    private func record(_ shown: [FiringEntry]) {
+        guard !shown.isEmpty else { return }
+        let loaded = Set(engine.engine.campaigns.campaigns.map(\.id))
+        for firing in shown where loaded.contains(firing.campaign) {
+            if let last = engine.engine.store.lastFiring(device: firing.device, campaign: firing.campaign), last >= firing.time { continue }
+            engine.engine.store.recordFiring(device: firing.device, campaign: firing.campaign, at: firing.time)
+        }
+    }
+}
+
+extension Timestamp {
+    /// The wall clock now, to the millisecond.
+    static func wallClockNow() -> Timestamp {
+        Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

@@ -13,7 +13,7 @@ public struct StateStorage: Sendable {
     /// Opens the state and builds the service's pipeline over it, for one service.
     package typealias Opening = @Sendable (
         _ catalog: RulesCatalog, _ presence: PresenceSettings, _ retention: Retention, _ logger: Logger
-    ) throws -> any ServiceEngine
+    ) throws -> ServiceEngineKind
 
     package let open: Opening
 
@@ -23,7 +23,7 @@ public struct StateStorage: Sendable {
     /// As long as the service lives (as `serve` without `--state`).
     public static var inMemory: StateStorage {
         StateStorage { catalog, presence, retention, _ in
-            try ServicePipeline(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: presence, retention: retention)
+            .local(try ServicePipeline(catalog: catalog, store: InMemorySuppressionStore(), log: MemoryStateLog(), presence: presence, retention: retention))
         }
     }
 
@@ -32,7 +32,7 @@ public struct StateStorage: Sendable {
     public static func sqlite(path: String) -> StateStorage {
         StateStorage { catalog, presence, retention, _ in
             let store = try SQLiteStateStore(path: path)
-            return try ServicePipeline(catalog: catalog, store: store, log: store, presence: presence, retention: retention)
+            return .local(try ServicePipeline(catalog: catalog, store: store, log: store, presence: presence, retention: retention))
         }
     }
 }

@@ -15,7 +15,9 @@ struct BeaconRulesCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
+            if let mainThread = command as? any MainThreadCommand {
+                try await mainThread.runOnMain()
+            } else if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()

@@ -8,7 +8,7 @@ import Foundation
 import Logging
 
 /// `beaconrules explain`: for one event, every campaign with `fired` or the first rule that stopped it.
-struct Explain: ParsableCommand {
+struct Explain: MainThreadCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain, for one event, why each campaign fires or not.",
         discussion: """
@@ -30,7 +30,7 @@ struct Explain: ParsableCommand {
     @Flag(name: .customLong("json"), help: "One JSON object per campaign instead of text.")
     var json = false
 
-    func run() throws {
+    func runOnMain() async throws {
         let beaconEvent = try parseEvent()
         let (campaigns, locales) = try catalog.load { warning in StandardError.write("beaconrules: \(warning)\n") }
         // A missing state file is an empty state (and is not created); an existing one is only
@@ -38,7 +38,7 @@ struct Explain: ParsableCommand {
         var opened: OpenState?
         do throws(StoreError) {
             if let location = try stateOptions.location(), location.exists {
-                opened = try location.open(logger: Logger(label: "beaconrules.explain"))
+                opened = try await location.open(logger: Logger(label: "beaconrules.explain"))
             }
         } catch {
             StandardError.write("beaconrules: \(error)\n")
@@ -50,12 +50,16 @@ struct Explain: ParsableCommand {
             report(RulesEngine(campaigns: campaigns, locales: locales, store: store), beaconEvent)
         case .postgres(let store):
             defer { store.close() }
-            do { try store.begin() } catch {
+            do throws(StoreError) {
+                try await store.begin()
+                try await store.prepare(TransactionReads(devices: [beaconEvent.device]))
+            } catch {
+                await store.rollback()
                 StandardError.write("beaconrules: \(error)\n")
                 throw ExitCode(2)
             }
-            defer { store.rollback() }
             report(RulesEngine(campaigns: campaigns, locales: locales, store: store), beaconEvent)
+            await store.rollback()
         case nil:
             report(RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), beaconEvent)
         }

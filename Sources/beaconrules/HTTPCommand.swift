@@ -81,7 +81,7 @@ struct HTTPCommand: AsyncParsableCommand {
         if let apps {
             (served, sources) = try loadApps(file: apps, metrics: metrics, logger: logger)
         } else {
-            let rules = try loadSingle(metrics: metrics, logger: logger)
+            let rules = try await loadSingle(metrics: metrics, logger: logger)
             served = RulesApps(single: rules)
             let catalog = self.catalog
             sources = [served.apps[0].definition.id: { catalog.read() }]
@@ -104,7 +104,7 @@ struct HTTPCommand: AsyncParsableCommand {
     }
 
     /// The one app of `--campaigns`, `--locales` and `--state`.
-    private func loadSingle(metrics: MetricsEndpoint?, logger: Logger) throws -> RulesService {
+    private func loadSingle(metrics: MetricsEndpoint?, logger: Logger) async throws -> RulesService {
         let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
         let rules: RulesService
         do {
@@ -118,6 +118,8 @@ struct HTTPCommand: AsyncParsableCommand {
                 catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state,
                 presence: try presenceOptions.settings(campaigns: campaigns), retention: retentionOptions.retention, logger: logger,
                 metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
+            // A database is connected now: one that does not open stops `http` here.
+            try await rules.openState()
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// `beaconrules replay`: events in (files or stdin), records out, one JSON error per rejected line.
-struct Replay: ParsableCommand {
+struct Replay: MainThreadCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay beacon events (JSON lines) and write notification records (JSON lines) to stdout.",
         discussion: """
@@ -48,7 +48,7 @@ struct Replay: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func runOnMain() async throws {
         signal(SIGPIPE, SIG_IGN)
         let sources = eventFiles.isEmpty ? ["-"] : eventFiles
         for source in sources where source != "-" {
@@ -84,9 +84,9 @@ struct Replay: ParsableCommand {
             try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal, writingFrom: resume, rejectedBefore: outcome.rejectedLines)
             return
         }
-        switch try stateOptions.open(logger: Logger(label: "beaconrules.replay")) {
+        switch try await stateOptions.open(logger: Logger(label: "beaconrules.replay")) {
         case .sqlite(let store): try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
-        case .postgres(let store): try replay(sources, state: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
+        case .postgres(let store): try await replay(sources, database: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         case nil: try replayInMemory(sources, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         }
     }
@@ -216,11 +216,7 @@ struct Replay: ParsableCommand {
                 }
                 continue
             }
-            let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
-                break
-            }
+            guard let fd = Self.openEvents(source, outcome: &outcome) else { break }
             defer { if fd != 0 { close(fd) } }
             var size: Int?
             var info = stat()
@@ -231,15 +227,7 @@ struct Replay: ParsableCommand {
                 // Lines read before a read error are still applied, as they were read.
                 var readError: ReadError?
                 var reported = 0
-                while true {
-                    let line: UnsafeBufferPointer<UInt8>
-                    do {
-                        guard let next = try reader.nextLine() else { break }
-                        line = next
-                    } catch {
-                        readError = error
-                        break
-                    }
+                while let line = Self.nextLine(of: &reader, failing: &readError) {
                     let number = reader.lineNumber
                     if let writingFrom, pipeline.output.muted, sourceIndex == writingFrom.source, number >= writingFrom.line { try unmute() }
                     if reader.bytesRead != reported {
@@ -285,6 +273,25 @@ struct Replay: ParsableCommand {
     }
 
     struct OutputClosed: Error {}
+
+    /// The reader's next line; nil at the end, or on a read error (then in `failure`).
+    static func nextLine(of reader: inout LineReader, failing failure: inout ReadError?) -> UnsafeBufferPointer<UInt8>? {
+        do { return try reader.nextLine() } catch {
+            failure = error
+            return nil
+        }
+    }
+
+    /// The events file `source` opened for reading (`-`: stdin, 0); nil, with `outcome.failure`
+    /// saying why, when it does not open.
+    static func openEvents(_ source: String, outcome: inout Outcome) -> Int32? {
+        let fd = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            outcome.failure = "\(source): cannot open: \(String(cString: strerror(errno)))"
+            return nil
+        }
+        return fd
+    }
 
     static func wallClock() -> Timestamp {
         Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))

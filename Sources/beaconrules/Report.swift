@@ -5,7 +5,7 @@ import Logging
 
 /// `beaconrules report --state FILE|URL`: the response funnel per campaign and language, from the
 /// delivery ledger that `replay --state` and `serve --state` keep (an SQLite file or PostgreSQL).
-struct Report: ParsableCommand {
+struct Report: MainThreadCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the notification funnel (delivered, presented, opened, clicked, dismissed) per campaign and language.",
         discussion: "Exit status: 0 printed; 2 bad usage, or a state (file or database) that does not open."
@@ -16,13 +16,13 @@ struct Report: ParsableCommand {
     @Flag(name: .customLong("json"), help: "Print JSON instead of a table.")
     var json = false
 
-    func run() throws {
-        guard let store = try stateOptions.open(existing: true, logger: Logger(label: "beaconrules.report")) else {
+    func runOnMain() async throws {
+        guard let store = try await stateOptions.open(existing: true, logger: Logger(label: "beaconrules.report")) else {
             throw ValidationError("give --state: the state file (or database) that `replay --state` or `serve --state` kept")
         }
         defer { store.close() }
         let ledger: DeliveryLedger
-        do { ledger = try store.loadLedger() } catch {
+        do { ledger = try await store.loadLedger() } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }

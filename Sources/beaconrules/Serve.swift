@@ -121,7 +121,7 @@ struct Serve: AsyncParsableCommand {
             OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
         }
         let server: BeaconServer
-        switch try stateOptions.open(checkpoints: checkpoints, logger: logger) {
+        switch try await stateOptions.open(checkpoints: checkpoints, logger: logger) {
         case .postgres(let store):
             server = BeaconServer(
                 configuration: configuration, catalog: loaded, shared: store,

@@ -40,25 +40,26 @@ enum StateLocation: CustomStringConvertible {
 
     /// Opens the store, creating an SQLite file that is missing. `checkpoints`: who copies an
     /// SQLite file's WAL back (serve's hidden benchmark flags); a database ignores it.
-    func open(checkpoints: CheckpointMode = .onThread, logger: Logger) throws(StoreError) -> OpenState {
+    nonisolated(nonsending) func open(checkpoints: CheckpointMode = .onThread, logger: Logger) async throws(StoreError) -> OpenState {
         switch self {
         case .sqlite(let path): return .sqlite(try SQLiteStateStore(path: path, checkpoints: checkpoints))
-        case .postgres(let location): return .postgres(try PostgresStateStore(location: location, logger: logger))
+        case .postgres(let location): return .postgres(try await PostgresStateStore(location: location, logger: logger))
         }
     }
 
     /// Opens a state that must exist already (`report`, `state copy --from`): opening creates a
     /// missing file, and a typo must not leave an empty state behind.
-    func openExisting(logger: Logger) throws(StoreError) -> OpenState {
+    nonisolated(nonsending) func openExisting(logger: Logger) async throws(StoreError) -> OpenState {
         guard exists else {
             throw StoreError(path: description, message: "no such state file; give the file that `replay --state` wrote")
         }
-        return try open(logger: logger)
+        return try await open(logger: logger)
     }
 }
 
 /// A state store opened from a `StateLocation`, of either kind. Commands switch on it to call
 /// the generic engine and pipeline with the concrete store (specialized, as the hot path needs).
+/// A file is read and written at once; a database's round trips are awaited.
 enum OpenState {
     case sqlite(SQLiteStateStore)
     case postgres(PostgresStateStore)
@@ -71,26 +72,26 @@ enum OpenState {
     }
 
     /// The saved delivery ledger (`report`).
-    func loadLedger() throws(StoreError) -> DeliveryLedger {
+    nonisolated(nonsending) func loadLedger() async throws(StoreError) -> DeliveryLedger {
         switch self {
         case .sqlite(let store): return try store.loadLedger()
-        case .postgres(let store): return try store.loadLedger()
+        case .postgres(let store): return try await store.readLedger()
         }
     }
 
     /// Every row, to copy into another state.
-    func export() throws(StoreError) -> StateExport {
+    nonisolated(nonsending) func export() async throws(StoreError) -> StateExport {
         switch self {
         case .sqlite(let store): return try store.export()
-        case .postgres(let store): return try store.export()
+        case .postgres(let store): return try await store.export()
         }
     }
 
     /// Writes `export` into this state, which must be empty.
-    func importState(_ export: StateExport) throws(StoreError) {
+    nonisolated(nonsending) func importState(_ export: StateExport) async throws(StoreError) {
         switch self {
         case .sqlite(let store): try store.importState(export)
-        case .postgres(let store): try store.importState(export)
+        case .postgres(let store): try await store.importState(export)
         }
     }
 }

@@ -23,11 +23,11 @@ extension StateOptions {
     /// The store `--state` names, opened; nil without `--state`. A missing SQLite file is created,
     /// unless `existing` (`report`: a typo must not leave an empty state behind). A state that
     /// does not open ends the command: exit 2, the reason on stderr.
-    func open(existing: Bool = false, checkpoints: CheckpointMode = .onThread, logger: Logger) throws(ExitCode) -> OpenState? {
+    nonisolated(nonsending) func open(existing: Bool = false, checkpoints: CheckpointMode = .onThread, logger: Logger) async throws(ExitCode) -> OpenState? {
         do throws(StoreError) {
             guard let location = try location() else { return nil }
-            if existing { return try location.openExisting(logger: logger) }
-            return try location.open(checkpoints: checkpoints, logger: logger)
+            if existing { return try await location.openExisting(logger: logger) }
+            return try await location.open(checkpoints: checkpoints, logger: logger)
         } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)

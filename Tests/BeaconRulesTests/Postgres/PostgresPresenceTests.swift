@@ -1,5 +1,5 @@
 import BeaconRules
-import BeaconRulesPostgres
+@testable import BeaconRulesPostgres
 import Foundation
 import Logging
 import Testing
@@ -45,25 +45,34 @@ extension ServePostgresTests {
 }
 
 extension ServePostgresTests {
-    @Test func theHolderOfPresenceReadsItsStateAgainAfterARollback() throws {
-        let store = try Self.store("presence_claim")
+    @Test func theHolderOfPresenceReadsItsStateAgainAfterARollback() async throws {
+        let store = try await Self.store("presence_claim")
         defer { store.close() }
-        try store.begin()
+        var presence = TransactionReads()
+        presence.presence = true
+        // Not asked for before the transaction: a miss (the transaction would run again).
+        try await store.begin()
+        #expect(try store.claimPresence() == .refused)
+        #expect(store.takeMisses().presence)
+        try await store.prepare(presence)
         #expect(try store.claimPresence() == .gained)
-        try store.commit()
-        try store.begin()
+        try await store.commit()
+        try await store.begin()
         #expect(try store.claimPresence() == .held)
         // What the rolled-back transaction did to presence in memory was never saved.
-        store.rollback()
-        try store.begin()
+        await store.rollback()
+        try await store.begin()
+        try await store.prepare(presence)
         #expect(try store.claimPresence() == .gained)
         #expect(try store.claimPresence() == .held)
-        try store.commit()
+        try await store.commit()
 
-        let other = try PostgresStateStore(location: store.location, logger: Logger(label: "test"))
+        let other = try await PostgresStateStore(location: store.location, logger: Logger(label: "test"))
         defer { other.close() }
-        try other.begin()
+        try await other.begin()
+        try await other.prepare(presence)
         #expect(try other.claimPresence() == .refused)
-        other.rollback()
+        #expect(other.takeMisses().isEmpty)
+        await other.rollback()
     }
 }

@@ -53,8 +53,8 @@ extension ServePostgresTests {
             #expect(try cluster.psql("responses", "SELECT count(*) FROM ledger WHERE key = '\(keys[0])'") == "0\n")
             #expect(try cluster.psql("responses", "SELECT count(*) FROM ledger WHERE key = '\(keys[2])'") == "1\n")
         }
-        let shared = try PostgresStateStore(location: try PostgresLocation(url: url), logger: Logger(label: "test"))
-        let sharedCounts = try ResponseTrace.counts(shared.loadLedger())
+        let shared = try await PostgresStateStore(location: try PostgresLocation(url: url), logger: Logger(label: "test"))
+        let sharedCounts = try ResponseTrace.counts(await shared.readLedger())
         shared.close()
         let file = try SQLiteStateStore(path: directory + "/one.db")
         let oneCounts = try ResponseTrace.counts(file.loadLedger())
@@ -62,34 +62,34 @@ extension ServePostgresTests {
         #expect(sharedCounts == oneCounts)
     }
 
-    @Test func unhandledCountsOfTwoInstancesAddUp() throws {
+    @Test func unhandledCountsOfTwoInstancesAddUp() async throws {
         let location = try PostgresLocation(url: try PostgresCluster.shared().createDatabase("ledger_counts"))
-        let a = try PostgresStateStore(location: location, logger: Logger(label: "test"))
-        let b = try PostgresStateStore(location: location, logger: Logger(label: "test"))
+        let a = try await PostgresStateStore(location: location, logger: Logger(label: "test"))
+        let b = try await PostgresStateStore(location: location, logger: Logger(label: "test"))
         defer {
             a.close()
             b.close()
         }
-        _ = try a.loadLedger()
-        _ = try b.loadLedger()
+        _ = try await a.readLedger()
+        _ = try await b.readLedger()
         let key = #"3:["c1","de","custom"]"#
         func line(_ count: Int) -> DeliveryLedger.Line {
             DeliveryLedger.Line(key: key, json: Array(#"{"unhandled":"custom","campaign":"c1","eid":"c1","language":"de","count":\#(count)}"#.utf8), delivery: nil)
         }
         // Running totals as each instance counts them: A 2, B 3 (from 0: it read none), A 4.
         for (store, count) in [(a, 2), (b, 3), (a, 4)] {
-            try store.begin()
+            try await store.begin()
             try store.saveLedger([line(count)])
-            try store.commit()
+            try await store.commit()
         }
-        #expect(try ResponseTrace.counts(a.loadLedger()) == [key: 7])
+        #expect(try ResponseTrace.counts(await a.readLedger()) == [key: 7])
     }
 
     @Test func migrateUpgradesAVersionTwoLedgerSoThatEveryInstanceFindsItsLines() async throws {
         let cluster = try PostgresCluster.shared()
         let url = try cluster.createDatabase("migrate_ledger")
         let session = PostgresSession(location: try PostgresLocation(url: url), logger: Logger(label: "test"))
-        #expect(try PostgresSchema.migrate(session, to: 2) == 0)
+        #expect(try await PostgresSchema.migrate(session, to: 2) == 0)
         // Lines as version 2 saved them: no delivery column.
         let sql = #"INSERT INTO ledger (key, line) VALUES ('0:00000000000000aa', '{"delivery":"00000000000000aa"}'::bytea), ('1:00000000000000bb', '{"alias":"00000000000000bb","of":"00000000000000aa"}'::bytea), ('3:["c","de","website"]', '{"unhandled":"website"}'::bytea)"#
         session.drop()

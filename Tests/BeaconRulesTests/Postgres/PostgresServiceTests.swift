@@ -29,4 +29,32 @@ extension ServePostgresTests {
         #expect(resent == out)
         for service in services { await service.close() }
     }
+
+    /// Presence under flicker control: a call's events make records for devices it did not name
+    /// (exits the presence clock confirms), so on the database such a call reads what it did not
+    /// prepare, is rolled back and runs again. Its records are those of a service in memory.
+    @Test func aServiceWhoseCallsRunAgainGivesWhatAServiceInMemoryGives() async throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.createDatabase("service_presence")
+        var presence = PresenceSettings()
+        presence.flickerControl = true
+        let database = try RulesService(
+            campaigns: [.path(Paths.campaigns)], locales: .folder(Paths.locales), state: .postgres(try PostgresLocation(url: url)), presence: presence)
+        let memory = try RulesService(campaigns: [.path(Paths.campaigns)], locales: .folder(Paths.locales), presence: presence)
+        let lines = Paths.read(Paths.fixture("museum-day.jsonl")).split(separator: "\n").map(String.init)
+        let events = try lines.enumerated().map { try EventParser.parse(line: $1, fallbackID: "museum-day:\($0 + 1)") }
+        var fromDatabase: [[String]] = [], fromMemory: [[String]] = []
+        // Four events a call: each call one transaction.
+        for start in stride(from: 0, to: events.count, by: 4) {
+            let call = Array(events[start..<min(start + 4, events.count)])
+            fromDatabase += try await database.process(call).map { $0.map(\.json) }
+            fromMemory += try await memory.process(call).map { $0.map(\.json) }
+        }
+        await database.close()
+        await memory.close()
+        #expect(fromDatabase == fromMemory)
+        #expect(fromMemory.joined().count > 0)
+        let rollbacks = try cluster.psql("postgres", "SELECT xact_rollback FROM pg_stat_database WHERE datname = 'service_presence'")
+        #expect((Int(rollbacks.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(rollbacks)")
+    }
 }

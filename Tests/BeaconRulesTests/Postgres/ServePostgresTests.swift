@@ -34,7 +34,7 @@ struct ServePostgresTests {
         #expect(resent == Array(expected.suffix(100)))
         await restarted.stop()
 
-        let served = try postgresSnapshot(url)
+        let served = try await postgresSnapshot(url)
         let clean = try snapshot(directory + "/clean.db")
         #expect(served.firings == clean.firings)
         #expect(served.answerBytes == clean.answerBytes)
@@ -68,7 +68,7 @@ struct ServePostgresTests {
         }
         await a.stop()
         await b.stop()
-        try expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
+        try await expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
     }
 
     @Test func killNineOfOneInstanceLosesNothingAndCountsNothingTwice() async throws {
@@ -113,7 +113,7 @@ struct ServePostgresTests {
         }
         await pair.survivor.stop()
         #expect(await pair.killed)
-        try expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
+        try await expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
     }
 
     @Test func aDatabaseRestartCostsErrorsNeverAFalseOkAndNoRestartOfServe() async throws {
@@ -160,14 +160,14 @@ struct ServePostgresTests {
         #expect(server.process.isRunning)
         await server.stop()
         #expect(await counter.errors > 0, "no line was answered while the database was down")
-        try expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
+        try await expectAsReplay(answered, devices: devices, oracle: oracle, url: url, directory: directory)
     }
 
     @Test func migrateUpgradesAVersionOneSchema() async throws {
         let cluster = try PostgresCluster.shared()
         let url = try cluster.createDatabase("migrate")
         let session = PostgresSession(location: try PostgresLocation(url: url), logger: Logger(label: "test"))
-        #expect(try PostgresSchema.migrate(session, to: 1) == 0)
+        #expect(try await PostgresSchema.migrate(session, to: 1) == 0)
         session.drop()
 
         let refused = try CommandRunner.run(["serve", "--port", "0", "--state", url])
@@ -203,7 +203,7 @@ struct ServePostgresTests {
         let resent = try await LineClient.exchange(port: server.port, lines: lines)
         await server.stop()
         #expect(resent == expected)
-        let served = try postgresSnapshot(url)
+        let served = try await postgresSnapshot(url)
         let sqlite = try snapshot(file)
         #expect(served.firings == sqlite.firings)
         #expect(served.answerBytes == sqlite.answerBytes)
@@ -257,19 +257,19 @@ actor ReplyCounter {
 }
 
 /// A PostgreSQL state's rows, as `snapshot` reads an SQLite file's.
-func postgresSnapshot(_ url: String) throws -> StateSnapshot {
-    let store = try PostgresStateStore(location: try PostgresLocation(url: url), logger: Logger(label: "test"))
+func postgresSnapshot(_ url: String) async throws -> StateSnapshot {
+    let store = try await PostgresStateStore(location: try PostgresLocation(url: url), logger: Logger(label: "test"))
     defer { store.close() }
-    return StateSnapshot(firings: try store.firings(), answers: try store.answers())
+    return StateSnapshot(firings: try await store.firings(), answers: try await store.answers())
 }
 
 /// Every device's replies are those of one clean replay, and the database holds what the replay's
 /// state file holds (every event answered once).
-func expectAsReplay(_ answered: [[String]], devices: [[String]], oracle: ReplayOracle, url: String, directory: String) throws {
+func expectAsReplay(_ answered: [[String]], devices: [[String]], oracle: ReplayOracle, url: String, directory: String) async throws {
     for (d, lines) in devices.enumerated() {
         #expect(answered[d] == (try lines.map { try #require(oracle.replies[try eventID($0)]) }), "device \(d)")
     }
-    let served = try postgresSnapshot(url)
+    let served = try await postgresSnapshot(url)
     let clean = try snapshot(directory + "/clean.db")
     #expect(served.firings == clean.firings)
     #expect(served.answers == devices.joined().count)

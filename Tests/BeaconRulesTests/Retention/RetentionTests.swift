@@ -20,8 +20,9 @@ struct RetentionTests {
     }
 
     /// Feeds lines a batch at a time; after each batch, `afterBatch` (forgetting, or nothing).
-    static func feed<Store, Log>(_ lines: [String], into pipeline: Pipeline<Store, Log>, afterBatch: () throws -> Void = {}) throws {
-        for (offset, line) in lines.enumerated() {
+    /// `startingAt`: the lines before these (their numbers go on from there).
+    static func feed<Store, Log>(_ lines: [String], into pipeline: Pipeline<Store, Log>, startingAt first: Int = 0, afterBatch: () throws -> Void = {}) throws {
+        for (offset, line) in zip(first..., lines) {
             [UInt8](line.utf8).withUnsafeBufferPointer { bytes in
                 if pipeline.appendUsualLayout(bytes, line: offset + 1) { return }
                 do throws(EventError) {
@@ -175,44 +176,49 @@ struct RetentionTests {
 
     static let suppressed = #"{"eid":"c1","type":1,"trigger":1,"suppressionTime":60,"content":{"subject":"S"},"beacons":["\#(LinePipelineTests.pid)"]}"#
 
-    /// A resend within the answer retention gets the same bytes; after it, the id is new.
+    /// A resend within the answer retention gets the same bytes; after it, the id is new. Each
+    /// round runs in `transaction` (which runs its body between a begin and a commit).
     func resendWithinRetentionGetsTheSameBytesAndAfterItIsApplied<Store: SuppressionStore, Log: AnswerLog>(
-        store: Store, log: Log, begin: () throws -> Void = {}, commit: () throws -> Void = {}
-    ) throws {
+        store: Store, log: Log, transaction: (_ body: () throws -> Void) async throws -> Void = { try $0() }
+    ) async throws {
         let pipeline = Self.pipeline(CampaignSet(try Harness.campaigns(Self.suppressed)), store: store, log: log)
         let t0 = Timestamp(milliseconds: 1_780_000_000_000)
-        func round(_ lines: [String], at clock: Timestamp) throws {
-            try begin()
-            pipeline.setWallClock(clock)
-            try Self.feed(lines, into: pipeline)
-            try pipeline.settle()
-            try commit()
+        func round(_ lines: [String], at clock: Timestamp) async throws {
+            try await transaction {
+                pipeline.setWallClock(clock)
+                try Self.feed(lines, into: pipeline)
+                try pipeline.settle()
+            }
         }
-        try round([Self.enter("e-1", at: 0)], at: t0)
+        try await round([Self.enter("e-1", at: 0)], at: t0)
         guard case .accepted(_, let first) = pipeline.output.outcomes.last else { Issue.record("not applied"); return }
         #expect(first.contains("\"id\":\"c1:d-1:e-1\""))
         // Another event 2 minutes later (event time) fires again: the suppression is 60 s.
-        try round([Self.enter("e-2", at: 120_000)], at: Timestamp(milliseconds: t0.milliseconds + Retention.hour))
-        try round([Self.enter("e-1", at: 0)], at: Timestamp(milliseconds: t0.milliseconds + 23 * Retention.hour))
+        try await round([Self.enter("e-2", at: 120_000)], at: Timestamp(milliseconds: t0.milliseconds + Retention.hour))
+        try await round([Self.enter("e-1", at: 0)], at: Timestamp(milliseconds: t0.milliseconds + 23 * Retention.hour))
         #expect(pipeline.output.outcomes.last == .answered("e-1", records: first))
         // A day and a minute after: forgotten, so e-1 is a new event, suppressed by e-2's firing.
-        try round([], at: Timestamp(milliseconds: t0.milliseconds + Retention.day + Retention.minute))
-        try round([Self.enter("e-1", at: 0)], at: Timestamp(milliseconds: t0.milliseconds + Retention.day + 2 * Retention.minute))
+        try await round([], at: Timestamp(milliseconds: t0.milliseconds + Retention.day + Retention.minute))
+        try await round([Self.enter("e-1", at: 0)], at: Timestamp(milliseconds: t0.milliseconds + Retention.day + 2 * Retention.minute))
         #expect(pipeline.output.outcomes.last == .accepted("e-1", records: ""))
     }
 
-    @Test func resendInMemoryWithinRetentionGetsTheSameBytesAndAfterItIsApplied() throws {
+    @Test func resendInMemoryWithinRetentionGetsTheSameBytesAndAfterItIsApplied() async throws {
         let log = MemoryStateLog()
         defer { log.close() }
-        try resendWithinRetentionGetsTheSameBytesAndAfterItIsApplied(store: InMemorySuppressionStore(), log: log)
+        try await resendWithinRetentionGetsTheSameBytesAndAfterItIsApplied(store: InMemorySuppressionStore(), log: log)
         // e-1's new answer, and e-2's (given 23 h before).
         #expect(log.answerCount == 2)
     }
 
-    @Test func resendWithStateWithinRetentionGetsTheSameBytesAndAfterItIsApplied() throws {
+    @Test func resendWithStateWithinRetentionGetsTheSameBytesAndAfterItIsApplied() async throws {
         let store = try SQLiteStateStore.inMemory()
         defer { store.close() }
-        try resendWithinRetentionGetsTheSameBytesAndAfterItIsApplied(store: store, log: store, begin: store.begin, commit: store.commit)
+        try await resendWithinRetentionGetsTheSameBytesAndAfterItIsApplied(store: store, log: store) { body in
+            try store.begin()
+            try body()
+            try store.commit()
+        }
         #expect(try store.answers().map(\.event) == ["e-1", "e-2"])
     }
 
