@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-rev=${1:-HEAD}
+rev=$(git rev-parse --short "${1:-HEAD}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git worktree add --quiet --detach "$work/beaconrules" "$rev"
@@ -32,7 +32,7 @@ TIMEFORMAT='%R %U %S'
 { time swift build -c release > "$work/build.log" 2>&1 || { tail -20 "$work/build.log"; exit 1; }; } 2> "$work/time"
 read -r wall user system < "$work/time"
 modules=$(find .build/release/Modules .build/release -maxdepth 1 -name '*.swiftmodule' 2>/dev/null | xargs -n1 basename | sed 's/\.swiftmodule$//' | sort -u)
-echo "revision: $(git -C "$repo" rev-parse --short "$rev")"
+echo "revision: $rev"
 echo "first release build of an embedder of BeaconRulesService: ${wall%.*} s wall, $(( ${user%.*} + ${system%.*} )) s of CPU"
 echo "Swift modules built: $(echo "$modules" | wc -l)"
 for heavy in PostgresNIO NIOSSL Crypto Hummingbird; do

@@ -88,7 +88,10 @@ struct EventRoutes: Sendable {
         do { event = try EventParser.parse(line: lines[0], fallbackID: "request:1") } catch {
             return Self.refused(error.description)
         }
-        let explanations = await rules.explain(event)
+        let explanations: [Explanation]
+        do { explanations = try await rules.explain(event) } catch {
+            return unreadable(error)
+        }
         return Self.json(Array(("[" + explanations.map(\.json).joined(separator: ",") + "]\n").utf8))
     }
 
@@ -116,6 +119,13 @@ struct EventRoutes: Sendable {
         if lines.last == "" { lines.removeLast() }
         guard !lines.isEmpty else { throw HTTPError(.badRequest, message: "empty body; expected one JSON event object") }
         return lines
+    }
+
+    /// 503: the state could not be read (nothing was answered from it).
+    private func unreadable(_ error: any Error) -> Response {
+        var w = JSONWriter(capacity: 256)
+        w.raw("{\"ok\":false,\"error\":"); w.string("state not readable, try again: \(error)"); w.raw("}\n")
+        return Self.json(w.bytes, status: .serviceUnavailable)
     }
 
     private func unsaved(_ error: any Error) -> Response {

@@ -171,16 +171,14 @@ public actor RulesService: Service {
 
     /// For one event, every campaign with `fired` or the first rule that stopped it. The state
     /// is read, never changed. A database that cannot be read is logged and explains nothing.
-    public func explain(_ event: BeaconEvent) async -> [Explanation] {
+    public func explain(_ event: BeaconEvent) async throws -> [Explanation] {
         switch engine {
         case .local(let engine): return engine.explain(event)
         case .shared(let database):
             await turns.enter()
             defer { turns.leave() }
-            do { return try await database.explain(event) } catch {
-                logger.error("cannot read the state to explain the event", metadata: ["error": "\(error)"])
-                return []
-            }
+            // A state that cannot be read is an error, never an answer of no campaigns.
+            return try await database.explain(event)
         }
     }
 

@@ -54,7 +54,6 @@ extension ServePostgresTests {
         await memory.close()
         #expect(fromDatabase == fromMemory)
         #expect(fromMemory.joined().count > 0)
-        let rollbacks = try cluster.psql("postgres", "SELECT xact_rollback FROM pg_stat_database WHERE datname = 'service_presence'")
-        #expect((Int(rollbacks.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(rollbacks)")
+        #expect(try await cluster.rolledBackTransactions(in: "service_presence") > 0)
     }
 }

@@ -40,7 +40,7 @@ struct PostgresStateCommandsTests {
     /// Under flicker control the presence layer's clock makes records for devices no line of the
     /// batch named: on a database such a batch reads what it did not prepare, is rolled back and
     /// runs again (`PostgresStateStore.transaction`), and the records are those of a state file.
-    @Test func replayWithPresenceOnADatabaseRunsBatchesAgainAndWritesWhatAFileGives() throws {
+    @Test func replayWithPresenceOnADatabaseRunsBatchesAgainAndWritesWhatAFileGives() async throws {
         let cluster = try PostgresCluster.shared()
         let url = try cluster.createDatabase("replay_presence")
         let directory = Paths.temporaryDirectory()
@@ -53,8 +53,7 @@ struct PostgresStateCommandsTests {
         #expect(!fromDatabase.stdout.isEmpty)
         #expect(fromDatabase.stdout == fromFile.stdout)
         // The batches run again were rolled back (the statistics count them as the backend exits).
-        let rollbacks = try cluster.psql("postgres", "SELECT xact_rollback FROM pg_stat_database WHERE datname = 'replay_presence'")
-        #expect((Int(rollbacks.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(rollbacks)")
+        #expect(try await cluster.rolledBackTransactions(in: "replay_presence") > 0)
     }
 
     @Test func copyIntoADatabaseAndBackGivesTheSameRowsAndReport() throws {

@@ -8,7 +8,7 @@ import ServiceLifecycle
 func handle(_ event: BeaconEvent, _ response: ResponseEvent, with rules: RulesService) async throws -> [Record] {
     let records = try await rules.process(event)          // committed before it returns
     let more = try await rules.respond(response)           // LineRejected when the record is unknown
-    let why = await rules.explain(event)                   // the state is read, never changed
+    let why = try await rules.explain(event)               // the state is read, never changed
     print(why.map(\.text).joined(separator: "\n"))
     return records + more
 }

@@ -135,7 +135,7 @@ struct RulesServiceTests {
 
     @Test func explainSaysWhyEachCampaignFiresOrNot() async throws {
         let rules = try museum()
-        let explanations = await rules.explain(try EventParser.parse(line: traceLines[0], fallbackID: "x"))
+        let explanations = try await rules.explain(try EventParser.parse(line: traceLines[0], fallbackID: "x"))
         let cli = try CommandRunner.run(["explain", traceLines[0]])
         #expect(explanations.map { $0.text + "\n" }.joined() == cli.stdout)
     }

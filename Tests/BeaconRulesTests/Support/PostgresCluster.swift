@@ -92,6 +92,21 @@ final class PostgresCluster: Sendable {
         try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
     }
 
+    /// The transactions of `database` that were rolled back, as PostgreSQL counts them. A
+    /// backend reports its counts when it ends, after its client has closed the connection: the
+    /// count is read again until it moves or about ten seconds have passed (it stays 0 only when
+    /// nothing was rolled back).
+    func rolledBackTransactions(in database: String) async throws -> Int {
+        var count = 0
+        for _ in 0..<50 {
+            count = Int(try psql("postgres", "SELECT xact_rollback FROM pg_stat_database WHERE datname = '\(database)'")
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            if count > 0 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return count
+    }
+
     func startServer() throws {
         try run("pg_ctl", [
             "-D", data, "-l", directory + "/server.log", "-w", "-t", "60",
