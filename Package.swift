@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "BeaconRulesHTTP",
             dependencies: [
-                "BeaconRulesService", "BeaconRulesServer",
+                "BeaconRulesService", "BeaconRulesServer", "CampaignFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -15,6 +15,8 @@ package enum RouteTable {
     package enum Group: String, Sendable {
         /// Location backends: events in, records out (`EventRoutes`).
         case events
+        /// Apps built on Sensorberg's SDKs: the resolver's layout and history (`ResolverRoutes`).
+        case resolver
     }
 
     /// One route: its method and path (`{eid}` a path parameter), its group, and what it does.
@@ -35,5 +37,7 @@ package enum RouteTable {
         Route(method: "POST", path: "/responses", group: .events, summary: "one response's records"),
         Route(method: "GET", path: "/campaigns", group: .events, summary: "what is loaded, with its warnings"),
         Route(method: "POST", path: "/explain", group: .events, summary: "explain's verdict per campaign for one event"),
+        Route(method: "GET", path: "/layout", group: .resolver, summary: "the app's campaigns as a Sensorberg layout, with an ETag"),
+        Route(method: "POST", path: "/layout", group: .resolver, summary: "an SDK installation's history applied, then the layout"),
     ]
 }
