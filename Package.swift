@@ -101,9 +101,9 @@ let package = Package(
         .target(
             name: "BeaconRulesHTTP",
             dependencies: [
-                "BeaconRulesService", "BeaconRulesServer",
-                // The console (`--console`, `beaconrules console`): lint, campaign files, timelines.
-                "BeaconRules", "CampaignFiles", "CampaignLint", "BeaconRulesTimeline",
+                "BeaconRulesService", "BeaconRulesServer", "CampaignFiles",
+                // The console (`--console`, `beaconrules console`): lint, timelines.
+                "BeaconRules", "CampaignLint", "BeaconRulesTimeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -4,12 +4,14 @@
 # included), and the total as curl sees it. Numbers are printed, nothing is asserted.
 # The first request lints the set once (a snapshot kept until the next reload) and is shown apart.
 # Usage: scripts/console-benchmark.sh [CAMPAIGNS] [REQUESTS]   (default: 10000 30)
+# CONFIG=debug measures the debug build instead of the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-10000}
 requests=${2:-30}
-swift build -c release --product beaconrules >/dev/null
-bin=$(swift build -c release --show-bin-path)
+config=${CONFIG:-release}
+swift build -c "$config" --product beaconrules >/dev/null
+bin=$(swift build -c "$config" --show-bin-path)
 work=$(mktemp -d)
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
@@ -41,6 +43,7 @@ for _ in $(seq 600); do grep -q '^listening on' "$work/out" && break; sleep 0.1;
 port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/out")
 
 timing() { curl -s -D - -o "$work/page" "127.0.0.1:$port/" | sed -n 's/^Server-Timing: render;dur=\([0-9.]*\).*/\1/Ip'; }
+echo "$config build"
 echo "first request (lints $count campaigns once): $(timing) ms server time, $(wc -c < "$work/page") bytes"
 for _ in $(seq "$requests"); do timing; done | sort -n | awk -v n="$requests" '
     { t[NR] = $1 } END { printf "GET / over %d campaigns, %d requests: median %.1f ms, p90 %.1f ms, max %.1f ms server time\n", '"$count"', n, t[int((n + 1) / 2)], t[int(n * 0.9)], t[n] }'

@@ -14,21 +14,29 @@ import NIOCore
 ///
 /// A line without an `id` gets the id made from its content, as on the socket: sent again, it
 /// is answered as before. 503 when the state could not be saved (nothing of the call was kept).
+/// Each request is served by the app its `X-Api-Key` names (`AppKey`; 401 without one, once an
+/// apps file is given).
 struct EventRoutes: Sendable {
-    let rules: RulesService
+    let apps: RulesApps
     let maximumBody: Int
 
     func add(to router: Router<BasicRequestContext>) {
-        router.post("events") { request, _ in try await events(request) }
-        router.post("responses") { request, _ in try await responses(request) }
-        router.get("campaigns") { _, _ in await campaigns() }
-        router.post("explain") { request, _ in try await explain(request) }
+        router.post("events") { request, _ in try await served(request, events) }
+        router.post("responses") { request, _ in try await served(request, responses) }
+        router.get("campaigns") { request, _ in try await served(request) { _, rules in await campaigns(rules) } }
+        router.post("explain") { request, _ in try await served(request, explain) }
     }
 
-    func events(_ request: Request) async throws -> Response {
+    /// `handler` on the request's app, or 401.
+    private func served(_ request: Request, _ handler: (Request, RulesService) async throws -> Response) async throws -> Response {
+        guard let app = AppKey.app(of: request, in: apps) else { return AppKey.unauthorized(request) }
+        return try await handler(request, app.rules)
+    }
+
+    func events(_ request: Request, _ rules: RulesService) async throws -> Response {
         let lines = try await bodyLines(request)
         if lines.count == 1 && request.headers[.contentType]?.hasPrefix("application/x-ndjson") != true {
-            return try await single(lines[0])
+            return try await single(lines[0], rules)
         }
         // As on the socket: every line is answered in its place (a blank one refused), in one call.
         let outcomes: [LineOutcome]
@@ -45,15 +53,15 @@ struct EventRoutes: Sendable {
         return Self.json(w.bytes, contentType: "application/x-ndjson")
     }
 
-    func responses(_ request: Request) async throws -> Response {
+    func responses(_ request: Request, _ rules: RulesService) async throws -> Response {
         let lines = try await bodyLines(request)
         guard lines.count == 1, case .response? = try? EventParser.parseInput(line: lines[0], fallbackID: "") else {
             return Self.refused("expected one response object {\"type\":\"response\",\"device\":...,\"notification\":...,\"action\":...,\"time\":...} (SPEC section 8)")
         }
-        return try await single(lines[0])
+        return try await single(lines[0], rules)
     }
 
-    func campaigns() async -> Response {
+    func campaigns(_ rules: RulesService) async -> Response {
         let catalog = await rules.catalog
         var w = JSONWriter(capacity: 1 << 12)
         w.raw("{\"campaigns\":[")
@@ -73,7 +81,7 @@ struct EventRoutes: Sendable {
         return Self.json(w.bytes)
     }
 
-    func explain(_ request: Request) async throws -> Response {
+    func explain(_ request: Request, _ rules: RulesService) async throws -> Response {
         let lines = try await bodyLines(request)
         guard lines.count == 1 else { return Self.refused("expected one JSON event object") }
         let event: BeaconEvent
@@ -88,7 +96,7 @@ struct EventRoutes: Sendable {
     }
 
     /// One line: its records as a JSON array, or 400 with the message.
-    private func single(_ line: String) async throws -> Response {
+    private func single(_ line: String, _ rules: RulesService) async throws -> Response {
         let outcome: LineOutcome
         do { outcome = try await rules.process(lines: [line], source: "request", linesWithoutID: .identifiedByContent)[0] } catch {
             return unsaved(error)

@@ -17,6 +17,8 @@ package enum RouteTable {
         case events
         /// Campaign managers and translators: the console's pages (`ConsoleRoutes`, `--console`).
         case console
+        /// Apps built on Sensorberg's SDKs: the resolver's layout and history (`ResolverRoutes`).
+        case resolver
     }
 
     /// One route: its method and path (`{eid}` a path parameter), its group, and what it does.
@@ -50,5 +52,7 @@ package enum RouteTable {
         Route(method: "GET", path: "/login", group: .console, summary: "the login form (with --token-file)"),
         Route(method: "POST", path: "/login", group: .console, summary: "trades the token for a cookie"),
         Route(method: "GET", path: "/assets/{name}", group: .console, summary: "the console's own console.css and console.js"),
+        Route(method: "GET", path: "/layout", group: .resolver, summary: "the app's campaigns as a Sensorberg layout, with an ETag"),
+        Route(method: "POST", path: "/layout", group: .resolver, summary: "an SDK installation's history applied, then the layout"),
     ]
 }

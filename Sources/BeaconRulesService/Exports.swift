@@ -38,6 +38,7 @@
 @_exported public import struct BeaconRules.NotificationCategory
 @_exported public import struct BeaconRules.CategoryAction
 @_exported public import struct BeaconRules.NotificationAction
+@_exported public import struct BeaconRules.FollowUpRecord
 
 // Lines in: `process(lines:source:linesWithoutID:)` says how a line without an id is known.
 @_exported public import struct BeaconRules.LineIntake

@@ -1,7 +1,9 @@
 public import BeaconRules
 public import Foundation
 
-/// One notification record (or silent record) as SPEC section 3 writes it, with its members typed.
+/// One record as the engine writes it, with its members typed: a notification or silent record
+/// (SPEC section 3), a follow-up of an action a user ran (section 8), or a delayed record withdrawn
+/// because its stay ended first (section 7).
 ///
 /// `json` is the record exactly as `replay` writes it (byte for byte, without the newline); the
 /// typed members say the same thing. `fireDate` is a `Foundation.Date`, what a backend stores
@@ -10,12 +12,21 @@ public import Foundation
 /// member; an encoder that orders keys its own way (Foundation's `JSONEncoder`) gives the same
 /// object with its members reordered, so send `json` where the bytes matter.
 public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// A notification the device shows, or a silent record (data for the app).
-    public typealias Kind = NotificationRecord.Kind
+    /// What the record is.
+    public enum Kind: String, Sendable {
+        /// A notification the device shows (SPEC section 3).
+        case notification
+        /// Data for the app, nothing shown (a campaign of type 4).
+        case silent
+        /// A user ran one of a notification's actions: `followUp` has it (SPEC section 8).
+        case followUp
+        /// A delayed record whose stay ended before it was due: `withdrawnAt` says when (section 7).
+        case withdrawn
+    }
 
     /// The SPEC's JSON object, exactly.
     public let json: String
-    /// `notification` or `silent`.
+    /// `notification`, `silent`, `followUp` or `withdrawn`.
     public let kind: Kind
     /// `CAMPAIGN:DEVICE:EVENT`: what a response names.
     public let id: String
@@ -23,18 +34,19 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
     public let campaign: String
     /// The device the record is for.
     public let device: String
-    /// The id of the event that fired it.
-    public let event: String
-    /// Whether an enter or an exit fired it.
-    public let trigger: EventKind
-    /// The beacon of the event.
-    public let beacon: BeaconID
-    /// When the device shows it (whole milliseconds), as a `Date`.
+    /// The id of the event that fired it (nil for a follow-up, which a response made).
+    public let event: String?
+    /// Whether an enter or an exit fired it (nil for a follow-up or a withdrawal).
+    public let trigger: EventKind?
+    /// The beacon of the event (nil for a follow-up).
+    public let beacon: BeaconID?
+    /// When the device shows it (whole milliseconds), as a `Date`; a follow-up's is the
+    /// response's time, a withdrawal's the withdrawn record's.
     public let fireDate: Date
-    /// When the device shows it, as the engine's time (`fireDate` in epoch milliseconds).
+    /// `fireDate` as the engine's time (epoch milliseconds).
     public let fireTime: Timestamp
-    /// The campaign's `actionType` (what a tap does).
-    public let actionType: ActionType
+    /// The campaign's `actionType` (what a tap does); nil for a follow-up or a withdrawal.
+    public let actionType: ActionType?
     /// The language key of the localized block used, or nil when none was used.
     public let language: String?
     /// The chosen language's title (nil for a silent record, or when the campaign gives none).
@@ -51,8 +63,13 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
     public let notificationAction: NotificationAction?
     /// The media attachment's URL, when the campaign gives one.
     public let mediaAttachment: String?
-    /// `content.payload` exactly as given (`.null` when the campaign gives none).
+    /// `content.payload` exactly as given (`.null` when the campaign gives none, and for a
+    /// follow-up or a withdrawal).
     public let payload: JSONValue
+    /// The action a user ran, for a `followUp` record.
+    public let followUp: FollowUpRecord?
+    /// When the stay ended, for a `withdrawn` record.
+    public let withdrawnAt: Date?
 
     /// The record as a JSON tree, members in order. `json` is checked when a record is made, so
     /// this always parses.
@@ -71,13 +88,75 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A record from one SPEC section 3 JSON object (as `replay` writes it). Throws
     /// `RecordJSONError` naming the member and what was expected when it is not one.
     public init(json: String) throws(RecordJSONError) {
-        self.init(try RecordMembers(json: json).record(), json: json)
+        let members = try RecordMembers(json: json)
+        switch try members.kind() {
+        case .notification, .silent: self.init(try members.record(), json: json)
+        case .followUp: self.init(followUp: try members.followUp(), json: json)
+        case .withdrawn:
+            let withdrawal = try members.withdrawal()
+            self.init(withdrawn: withdrawal.record, at: withdrawal.at, json: json)
+        }
     }
+
+    /// A follow-up record, `json` its line.
+    private init(followUp: FollowUpRecord, json: String) {
+        self.json = json
+        kind = .followUp
+        id = followUp.id
+        campaign = followUp.campaign
+        device = followUp.device
+        event = nil
+        trigger = nil
+        beacon = nil
+        fireTime = followUp.time
+        fireDate = Self.date(followUp.time)
+        actionType = nil
+        language = followUp.language
+        title = nil
+        subtitle = nil
+        body = nil
+        url = nil
+        category = nil
+        notificationAction = followUp.action
+        mediaAttachment = nil
+        payload = .null
+        self.followUp = followUp
+        withdrawnAt = nil
+    }
+
+    /// A withdrawn record (`record` with its id, campaign, device, event, beacon and fire date),
+    /// `json` its line.
+    private init(withdrawn record: NotificationRecord, at time: Timestamp, json: String) {
+        self.json = json
+        kind = .withdrawn
+        id = record.id
+        campaign = record.campaign
+        device = record.device
+        event = record.event
+        trigger = nil
+        beacon = record.beacon
+        fireTime = record.fireDate
+        fireDate = Self.date(record.fireDate)
+        actionType = nil
+        language = nil
+        title = nil
+        subtitle = nil
+        body = nil
+        url = nil
+        category = nil
+        notificationAction = nil
+        mediaAttachment = nil
+        payload = .null
+        followUp = nil
+        withdrawnAt = Self.date(time)
+    }
+
+    private static func date(_ time: Timestamp) -> Date { Date(timeIntervalSince1970: Double(time.milliseconds) / 1000) }
 
     /// `record`'s members, with `json` its line.
     private init(_ record: NotificationRecord, json: String) {
         self.json = json
-        kind = record.kind
+        kind = record.kind == .silent ? .silent : .notification
         id = record.id
         campaign = record.campaign
         device = record.device
@@ -85,7 +164,7 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         trigger = record.trigger
         beacon = record.beacon
         fireTime = record.fireDate
-        fireDate = Date(timeIntervalSince1970: Double(record.fireDate.milliseconds) / 1000)
+        fireDate = Self.date(record.fireDate)
         actionType = record.actionType
         language = record.language
         title = record.title
@@ -96,6 +175,8 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         notificationAction = record.actions?.notificationAction
         mediaAttachment = record.actions?.mediaAttachment
         payload = record.payload
+        followUp = nil
+        withdrawnAt = nil
     }
 
     /// The records of JSON lines the engine wrote (each ending in `\n`), in order. The engine

@@ -18,7 +18,7 @@ struct RecordMembers {
     /// The record the members describe, as the engine's `NotificationRecord`.
     func record() throws(RecordJSONError) -> NotificationRecord {
         var record = NotificationRecord(
-            kind: try kind(), id: try string("id"), campaign: try string("campaign"), device: try string("device"),
+            kind: try kind() == .silent ? .silent : .notification, id: try string("id"), campaign: try string("campaign"), device: try string("device"),
             event: try string("event"), trigger: try trigger(), beacon: try beacon(), fireDate: try fireTime(),
             actionType: try actionType(), language: try optionalString("language"), title: try optionalString("title"),
             body: try optionalString("body"), url: try optionalString("url"), category: try category(), payload: try payload())
@@ -30,8 +30,28 @@ struct RecordMembers {
 
     func kind() throws(RecordJSONError) -> Record.Kind {
         let text = try string("kind")
-        guard let kind = Record.Kind(rawValue: text) else { throw Self.expected("kind", "`notification` or `silent`", found: .string(text)) }
+        guard let kind = Record.Kind(rawValue: text) else {
+            throw Self.expected("kind", "`notification`, `silent`, `followUp` or `withdrawn`", found: .string(text))
+        }
         return kind
+    }
+
+    /// A `followUp` record's members (SPEC section 8).
+    func followUp() throws(RecordJSONError) -> FollowUpRecord {
+        guard let action = try notificationAction("action") else { throw Self.expected("action", "an object", found: nil) }
+        return FollowUpRecord(
+            id: try string("id"), notification: try string("notification"), campaign: try string("campaign"),
+            device: try string("device"), actionId: try string("actionId"), action: action,
+            language: try optionalString("language"), time: try time("time"), text: try optionalString("text"), data: object["data"])
+    }
+
+    /// A `withdrawn` record's members (SPEC section 7), as a record of those members, and when.
+    func withdrawal() throws(RecordJSONError) -> (record: NotificationRecord, at: Timestamp) {
+        let record = NotificationRecord(
+            kind: .notification, id: try string("id"), campaign: try string("campaign"), device: try string("device"),
+            event: try string("event"), trigger: .exit, beacon: try beacon(), fireDate: try fireTime(),
+            actionType: .notification, language: nil, title: nil, body: nil, url: nil, category: nil, payload: .null)
+        return (record, try time("withdrawnAt"))
     }
 
     func trigger() throws(RecordJSONError) -> EventKind {
@@ -48,10 +68,13 @@ struct RecordMembers {
         return beacon
     }
 
-    func fireTime() throws(RecordJSONError) -> Timestamp {
-        let text = try string("fireDate")
+    func fireTime() throws(RecordJSONError) -> Timestamp { try time("fireDate") }
+
+    /// A member holding an RFC 3339 time with its zone.
+    func time(_ key: String) throws(RecordJSONError) -> Timestamp {
+        let text = try string(key)
         guard case .time(let time, hasZone: true) = Timestamp.parseRFC3339(text) else {
-            throw Self.expected("fireDate", "an RFC 3339 time with its zone", found: .string(text))
+            throw Self.expected(key, "an RFC 3339 time with its zone", found: .string(text))
         }
         return time
     }
@@ -84,10 +107,10 @@ struct RecordMembers {
         return NotificationCategory(id: id, actions: actions)
     }
 
-    func notificationAction() throws(RecordJSONError) -> NotificationAction? {
-        guard let value = object["notificationAction"] else { return nil }
-        guard value.objectMembers != nil else { throw Self.expected("notificationAction", "an object", found: value) }
-        return NotificationAction(kind: ActionKind(type: try Self.string(value, "type", in: "notificationAction")), value: value["value"])
+    func notificationAction(_ key: String = "notificationAction") throws(RecordJSONError) -> NotificationAction? {
+        guard let value = object[key] else { return nil }
+        guard value.objectMembers != nil else { throw Self.expected(key, "an object", found: value) }
+        return NotificationAction(kind: ActionKind(type: try Self.string(value, "type", in: key)), value: value["value"])
     }
 
     func payload() throws(RecordJSONError) -> JSONValue {

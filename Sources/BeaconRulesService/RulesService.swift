@@ -114,28 +114,38 @@ public actor RulesService: Service {
     /// `SOURCE:LINE`, and not remembered; `.identifiedByContent` gives it the id made from what it
     /// says, as `serve` and `http` do, so that a line sent again is answered as before.
     public func process(lines: [String], source: String = "stdin", linesWithoutID: LineIntake.LinesWithoutID = .knownByPlace) async throws -> [LineOutcome] {
+        try await process(lines: lines, source: source, linesWithoutID: linesWithoutID, shown: [])
+    }
+
+    /// `process(lines:)`, then the campaigns devices report they showed (`shown`) kept as
+    /// firings, in the same transaction: a Sensorberg SDK's history (`POST /layout`). The lines
+    /// are numbered from `firstLine` (the place of the first in its source, as `replay --apps`
+    /// hands over a run of a file's lines).
+    package func process(
+        lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [FiringEntry], firstLine: Int = 1
+    ) async throws -> [LineOutcome] {
         let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
         for (index, line) in lines.enumerated() {
-            switch intake.read(line, number: index + 1) {
+            switch intake.read(line, number: firstLine + index) {
             case .input(let input, let identified): inputs.append((input, identified))
             case .rejected(let message): rejected[index] = message
             case .outbox, .blank: preconditionFailure("the service's intake reads no outbox requests and skips no line")
             }
         }
         metrics.invalid(rejected.count)
-        let outcomes = try await apply(inputs)
+        let outcomes = try await apply(inputs, shown: shown)
         var results: [LineOutcome] = []
         var next = 0
         for index in lines.indices {
             if let message = rejected[index] {
-                results.append(.rejected(LineRejected(line: index + 1, message: message)))
+                results.append(.rejected(LineRejected(line: firstLine + index, message: message)))
                 continue
             }
             switch outcomes[next] {
             case .accepted(let event, let bytes): results.append(.accepted(event: event, records: Record.engineLines(bytes)))
-            case .rejected(_, let message): results.append(.rejected(LineRejected(line: index + 1, message: message)))
+            case .rejected(_, let message): results.append(.rejected(LineRejected(line: firstLine + index, message: message)))
             }
             next += 1
         }
@@ -237,18 +247,18 @@ public actor RulesService: Service {
         logger.info("state closed")
     }
 
-    private func apply(_ lines: [(input: InputLine, identified: Bool)]) async throws -> [ServiceOutput.Outcome] {
+    private func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry] = []) async throws -> [ServiceOutput.Outcome] {
         let output: ServiceOutput
         do {
             switch engine {
             case .local(let engine):
                 try refuseWhenClosed()
-                output = try engine.apply(lines)
+                output = try shown.isEmpty ? engine.apply(lines) : engine.apply(lines, shown: shown)
             case .shared(let database):
                 await turns.enter()
                 defer { turns.leave() }
                 try refuseWhenClosed()
-                output = try await database.apply(lines)
+                output = try await shown.isEmpty ? database.apply(lines) : database.apply(lines, shown: shown)
             }
         } catch let error as LineRejected {
             throw error

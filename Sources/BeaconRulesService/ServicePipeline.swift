@@ -12,6 +12,9 @@ package import BeaconRulesStore
 package protocol ServiceEngine: AnyObject {
     /// `identified`: the line's id names the event (an id seen again is answered as before).
     func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput
+    /// `apply`, then each of `shown` kept as a firing of its campaign for its device, in the same
+    /// transaction: what a phone reports it showed holds suppression and once-only here.
+    func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
     func explain(_ event: BeaconEvent) -> [Explanation]
     /// The delivery ledger's funnels (`beaconrules report`).
@@ -38,6 +41,8 @@ package protocol SharedServiceEngine: AnyObject {
     nonisolated(nonsending) func open() async throws
     /// The lines in one transaction; their outcomes.
     nonisolated(nonsending) func apply(_ lines: [(input: InputLine, identified: Bool)]) async throws -> ServiceOutput
+    /// `apply`, with the campaigns a phone showed kept as firings (`ServiceEngine.apply(_:shown:)`).
+    nonisolated(nonsending) func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) async throws -> ServiceOutput
     /// The event explained against its device's saved state; nothing changed.
     nonisolated(nonsending) func explain(_ event: BeaconEvent) async throws -> [Explanation]
     /// A new catalog, for the next call.
@@ -63,11 +68,15 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
     }
 
     package func apply(_ lines: [(input: InputLine, identified: Bool)]) throws -> ServiceOutput {
+        try apply(lines, shown: [])
+    }
+
+    package func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) throws -> ServiceOutput {
         pipeline.output.outcomes.removeAll(keepingCapacity: true)
         pipeline.output.unhandled.removeAll()
         do {
             try pipeline.log.begin()
-            try pipeline.apply(lines, at: .wallClockNow())
+            try pipeline.apply(lines, shown: shown, at: .wallClockNow())
             let start = ContinuousClock.now
             try pipeline.log.commit()
             pipeline.output.commitDuration = ContinuousClock.now - start
@@ -103,14 +112,28 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
 extension LinePipeline where Output == ServiceOutput {
     /// A call's lines appended and applied in order, then settled: the inside of its
     /// transaction, the same on every store. `now`: the wall clock the answer retention counts by.
-    func apply(_ lines: [(input: InputLine, identified: Bool)], at now: Timestamp) throws {
+    /// `shown`: campaigns devices report they showed, kept as firings after the lines.
+    func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry] = [], at now: Timestamp) throws {
         setWallClock(now)
         for (number, line) in lines.enumerated() {
             append(line.input, line: number + 1, identified: line.identified)
             if isBatchFull { applyBatch() }
         }
         applyBatch()
+        record(shown)
         try settle()
+    }
+
+    /// Each shown campaign a firing at its time, unless the device's state already has one as
+    /// late (so that a report sent twice, or after the engine fired itself, changes nothing).
+    /// An eid that is not loaded is skipped: no campaign of that id can be suppressed.
+    private func record(_ shown: [FiringEntry]) {
+        guard !shown.isEmpty else { return }
+        let loaded = Set(engine.engine.campaigns.campaigns.map(\.id))
+        for firing in shown where loaded.contains(firing.campaign) {
+            if let last = engine.engine.store.lastFiring(device: firing.device, campaign: firing.campaign), last >= firing.time { continue }
+            engine.engine.store.recordFiring(device: firing.device, campaign: firing.campaign, at: firing.time)
+        }
     }
 }
 

@@ -51,11 +51,17 @@ package final class SharedServicePipeline<Store: SuppressionStore & SharedStateL
 
     /// The lines in one transaction: locked and read, applied, committed; their outcomes.
     nonisolated(nonsending) package func apply(_ lines: [(input: InputLine, identified: Bool)]) async throws -> ServiceOutput {
+        try await apply(lines, shown: [])
+    }
+
+    /// The lines and the shown campaigns' firings in one transaction (their devices locked too).
+    nonisolated(nonsending) package func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) async throws -> ServiceOutput {
         let pipeline = try await opened()
         pipeline.output.outcomes.removeAll(keepingCapacity: true)
         pipeline.output.unhandled.removeAll()
         var reads = TransactionReads()
         for line in lines { reads.add(line.input) }
+        reads.devices += shown.map(\.device)
         reads.presence = reads.presence || presence.flickerControl || !pipeline.engine.layer.isIdle
         let checkpoint = pipeline.checkpoint()
         let now = Timestamp.wallClockNow()
@@ -63,7 +69,7 @@ package final class SharedServicePipeline<Store: SuppressionStore & SharedStateL
         do {
             try await pipeline.log.transaction(reading: reads, { () throws in
                 try pipeline.refreshLedger(naming: reads.ledgerLinesOf)
-                try pipeline.apply(lines, at: now)
+                try pipeline.apply(lines, shown: shown, at: now)
                 applied = ContinuousClock.now
             }, retry: {
                 pipeline.restore(checkpoint)

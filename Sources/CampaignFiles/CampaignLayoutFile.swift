@@ -6,7 +6,17 @@ package enum CampaignLayoutFile {
     /// `{"accountProximityUUIDs": [...], "actions": [...], "instantActions": [...]}`. The account
     /// UUIDs are the ones given, or else those the campaigns' beacons use, in order of appearance.
     package static func layout(for campaigns: [Campaign], accountProximityUUIDs: JSONValue? = nil) -> JSONValue {
-        var uuids: [JSONValue] = []
+        .makeObject([
+            ("accountProximityUUIDs", accountProximityUUIDs ?? .makeArray(proximityUUIDs(of: campaigns).map { .string($0.description) })),
+            ("actions", .makeArray(campaigns.filter { !$0.isInstant }.map(\.source))),
+            ("instantActions", .makeArray(campaigns.filter(\.isInstant).map(\.source))),
+        ])
+    }
+
+    /// The proximity UUIDs the campaigns' beacons use, each once, in order of appearance (a
+    /// layout's `accountProximityUUIDs`, the UUIDs an SDK scans for).
+    package static func proximityUUIDs(of campaigns: [Campaign]) -> [ProximityUUID] {
+        var uuids: [ProximityUUID] = []
         var seen: Set<ProximityUUID> = []
         for campaign in campaigns {
             for pattern in campaign.beacons {
@@ -16,14 +26,10 @@ package enum CampaignLayoutFile {
                 case .proximityUUID(let u): uuid = u
                 case .geofence: continue
                 }
-                if seen.insert(uuid).inserted { uuids.append(.string(uuid.description)) }
+                if seen.insert(uuid).inserted { uuids.append(uuid) }
             }
         }
-        return .makeObject([
-            ("accountProximityUUIDs", accountProximityUUIDs ?? .makeArray(uuids)),
-            ("actions", .makeArray(campaigns.filter { !$0.isInstant }.map(\.source))),
-            ("instantActions", .makeArray(campaigns.filter(\.isInstant).map(\.source))),
-        ])
+        return uuids
     }
 
     /// JSON text with two-space indentation and a final newline; numbers stay as written.

@@ -36,6 +36,9 @@ struct Replay: MainThreadCommand {
     @Flag(name: .customLong("no-responses"), help: ArgumentHelp("The events come with no response lines: delivered notifications are not remembered for responses (nor saved with --state), so memory does not grow with the records; a response line is an error."))
     var noResponses = false
 
+    @Option(name: .customLong("apps"), help: ArgumentHelp("Replay for the apps of this JSON file (docs/http.md \"Apps\"): every line names its app by its `app` field, and is decided by that app's campaigns, locales and state (in memory).", valueName: "file"))
+    var apps: String?
+
     @Option(name: .customLong("jobs"), help: ArgumentHelp("Engines to share the events out to by device, each on a core (default: the cores replay may run on). Records come out in input order, the same as with --jobs 1. With --state, the presence layer or recorded scans, replay takes one job.", valueName: "n"))
     var jobs: Int?
 
@@ -53,6 +56,10 @@ struct Replay: MainThreadCommand {
                 StandardError.write("beaconrules: \(source): cannot open the events file\n")
                 throw ExitCode(2)
             }
+        }
+        if let apps {
+            try replayApps(file: apps, sources: sources)
+            return
         }
         let (campaigns, locales) = try catalog.load { warning in
             StandardError.write(ErrorLine.json(kind: "warning", source: warning.location.file, line: warning.location.line, message: warning.message))

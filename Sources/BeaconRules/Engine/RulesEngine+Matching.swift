@@ -1,24 +1,24 @@
 /// Matching: which of an event's candidate campaigns fire, against and into the store's state.
 extension RulesEngine {
-    /// Decides which campaigns fire for `event`, updates the state, and leaves them in `pending`
+    /// Decides which campaigns fire for `event`, updates the state, and leaves them in `scratch.pending`
     /// sorted by fire date, then campaign.
     /// `knownDevice`, `knownBeacon`: the device's key and the beacon's number and run when
     /// already known (`prefetch`); looked up when nil.
     mutating func match(_ event: InPlaceEvent, knownDevice: Store.DeviceKey? = nil, knownBeacon: (number: Int32, run: UInt64)? = nil) {
-        if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
+        if !scratch.pending.isEmpty { scratch.pending.removeAll(keepingCapacity: true) }
         let candidates: [Int32]
         let range: Range<Int>
         let beacon: (Int, UInt64)?
-        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = candidateIndex.run(event.beacon, campaigns: campaigns, rows: rows) }
+        if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = caches.candidateIndex.run(event.beacon, campaigns: campaigns, rows: table.rows) }
         if let (number, run) = beacon {
-            eventBeacon = number
-            candidates = candidateIndex.lists
+            scratch.beacon = number
+            candidates = caches.candidateIndex.lists
             range = CandidateIndex.range(run, event.kind)
         } else {
-            eventBeacon = -1
-            campaigns.candidates(for: event.beacon, into: &candidateScratch)
-            candidates = candidateScratch
-            range = 0..<candidateScratch.count
+            scratch.beacon = -1
+            campaigns.candidates(for: event.beacon, into: &scratch.candidates)
+            candidates = scratch.candidates
+            range = 0..<scratch.candidates.count
         }
         if range.isEmpty { return }
         let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
@@ -29,11 +29,11 @@ extension RulesEngine {
         // fire once: the first that fires). Writes wait until every candidate is decided: no
         // candidate reads a key another one writes (those that share a key share an eid).
         let bit = CompiledRule.bit(event.kind)
-        let dwell = dwellMatch
+        let dwell = scratch.dwell
         let time = event.time.milliseconds
-        // Read through pointers: the engine changes in this loop (its state, `pending`), and an
-        // array of it read here would be retained and released for every event.
-        let rows = self.rows, bounds = frameBounds
+        // Read through pointers: the engine changes in this loop (its state, `scratch.pending`),
+        // and an array of it read here would be retained and released for every event.
+        let rows = table.rows, bounds = table.frameBounds
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.matchChunk) { live in
             withUnsafeTemporaryAllocation(of: Store.CampaignKey.self, capacity: Self.matchChunk) { keys in
                 withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
@@ -73,8 +73,8 @@ extension RulesEngine {
                                         if keepsState { k += 1 }
                                         guard let fireDate = row.pointee.fireDate(time: time, last: last, bounds: bounds, rule: { campaigns.rules[Int(index)] }) else { continue }
                                         let idSlot = row.pointee.idSlot
-                                        if pending.contains(where: { $0.idSlot == idSlot }) { continue }
-                                        pending.append(Firing(fireDate: fireDate, rank: row.pointee.rank, index: index, idSlot: idSlot, isSilent: row.pointee.isSilent, keepsState: keepsState))
+                                        if scratch.pending.contains(where: { $0.idSlot == idSlot }) { continue }
+                                        scratch.pending.append(Firing(fireDate: fireDate, rank: row.pointee.rank, index: index, idSlot: idSlot, isSilent: row.pointee.isSilent, keepsState: keepsState))
                                     }
                                 }
                             }
@@ -83,14 +83,14 @@ extension RulesEngine {
                 }
             }
         }
-        if pending.isEmpty { return }
+        if scratch.pending.isEmpty { return }
         var deviceKey = device
-        for firing in pending where firing.keepsState {
+        for firing in scratch.pending where firing.keepsState {
             let key = deviceKey ?? store.key(deviceUTF8: event.device)
             deviceKey = key
             store.recordFiring(key, rows[Int(firing.index)].key, at: event.time)
         }
-        if pending.count > 1 { Self.sortFirings(&pending) }
+        if scratch.pending.count > 1 { Self.sortFirings(&scratch.pending) }
     }
 
     /// Candidates decided together (`match`): a fixed size, so the scratch lives on the stack.

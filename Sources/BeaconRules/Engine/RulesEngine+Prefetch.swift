@@ -24,26 +24,26 @@ extension RulesEngine {
     @usableFromInline package mutating func prefetch(_ events: borrowing InPlaceEventBatch) {
         let n = events.count
         var devices: [Store.DeviceKey?] = []
-        swap(&devices, &prefetched.devices)
+        swap(&devices, &caches.prefetched.devices)
         devices.removeAll(keepingCapacity: true)
         devices.append(contentsOf: repeatElement(nil, count: n))
         var sink = store.prefetchDevices(of: events, keys: &devices)
-        swap(&devices, &prefetched.devices)
-        prefetched.beacons.removeAll(keepingCapacity: true)
-        prefetched.beacons.append(contentsOf: repeatElement((number: -1, run: 0), count: n))
-        prefetched.stamp = events.stamp
+        swap(&devices, &caches.prefetched.devices)
+        caches.prefetched.beacons.removeAll(keepingCapacity: true)
+        caches.prefetched.beacons.append(contentsOf: repeatElement((number: -1, run: 0), count: n))
+        caches.prefetched.stamp = events.stamp
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { hashes in
             for i in 0..<n { hashes[i] = events[i].beacon.fastHash }
-            for i in 0..<n { sink ^= candidateIndex.numbers.touch(hash: hashes[i]) }
-            // Where each event's candidates are (a range of `candidateIndex.lists`, the list's lines
+            for i in 0..<n { sink ^= caches.candidateIndex.numbers.touch(hash: hashes[i]) }
+            // Where each event's candidates are (a range of `CandidateIndex.lists`, the list's lines
             // loaded), then every candidate's row.
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: n) { ranges in
-                candidateIndex.lists.withUnsafeBufferPointer { lists in
+                caches.candidateIndex.lists.withUnsafeBufferPointer { lists in
                     for i in 0..<n {
                         ranges[i] = 0..<0
                         let event = events[i]
-                        guard let (number, run) = candidateIndex.numbers.find(event.beacon, hash: hashes[i]) else { continue }
-                        prefetched.beacons[i] = (Int32(truncatingIfNeeded: number), run)
+                        guard let (number, run) = caches.candidateIndex.numbers.find(event.beacon, hash: hashes[i]) else { continue }
+                        caches.prefetched.beacons[i] = (Int32(truncatingIfNeeded: number), run)
                         let range = CandidateIndex.range(run, event.kind)
                         guard !range.isEmpty, range.upperBound <= lists.count else { continue }
                         ranges[i] = range
@@ -51,15 +51,15 @@ extension RulesEngine {
                     }
                     do {
                         for i in 0..<n {
-                            for k in ranges[i] { sink ^= UInt64(rows[Int(lists[k])].triggerMask) }
+                            for k in ranges[i] { sink ^= UInt64(table.rows[Int(lists[k])].triggerMask) }
                         }
                         // Then the first timeframe of the rows that have any (a row's state key
                         // is in the row itself).
                         do {
-                            let bounds = frameBounds
+                            let bounds = table.frameBounds
                             for i in 0..<n {
                                 for k in ranges[i] {
-                                    let row = rows[Int(lists[k])]
+                                    let row = table.rows[Int(lists[k])]
                                     if row.framesCount > 0 { sink ^= UInt64(bitPattern: bounds[Int(row.framesStart) * 2]) }
                                 }
                             }
@@ -68,6 +68,6 @@ extension RulesEngine {
                 }
             }
         }
-        prefetched.sink ^= sink
+        caches.prefetched.sink ^= sink
     }
 }

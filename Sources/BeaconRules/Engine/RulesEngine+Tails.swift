@@ -1,21 +1,22 @@
 /// Record tails: rendered from a campaign once per (campaign, trigger, chosen language or locale)
 /// and cached, and the records they are rendered from.
 extension RulesEngine {
-    /// Gives each of `pending`'s firings its cached tail, caching what the cache lacks first, so
+    /// Gives each of `scratch.pending`'s firings its cached tail, caching what the cache lacks first, so
     /// that joining only reads; returns the tails not cached (too long, or `slot` nil: past the
     /// locale limit), by firing.
     @inline(__always)
     mutating func attachTails(_ event: InPlaceEvent, slot: UInt32?, ledgerLocale: UInt32) -> [Int: [UInt8]] {
         var uncached: [Int: [UInt8]] = [:]
-        // By index: iterating `pending` while setting `pending[i].tail` would copy the array.
-        for i in pending.indices {
-            let firing = pending[i]
+        // By index: iterating `scratch.pending` while setting `scratch.pending[i].tail` would copy
+        // the array.
+        for i in scratch.pending.indices {
+            let firing = scratch.pending[i]
             if let slot {
-                if let tail = tails.tail(rule: Int(firing.index), locale: slot, trigger: event.kind) {
-                    pending[i].tail = tail
+                if let tail = caches.tails.tail(rule: Int(firing.index), locale: slot, trigger: event.kind) {
+                    scratch.pending[i].tail = tail
                 } else {
                     let (tail, line) = missingTail(index: Int(firing.index), slot: slot, ledgerLocale: ledgerLocale, event: event)
-                    if let tail { pending[i].tail = tail } else { uncached[i] = line }
+                    if let tail { scratch.pending[i].tail = tail } else { uncached[i] = line }
                 }
             } else {
                 uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
@@ -30,9 +31,9 @@ extension RulesEngine {
     /// The ledger is told the record's language either way.
     mutating func missingTail(index: Int, slot: UInt32, ledgerLocale: UInt32, event: InPlaceEvent) -> (cached: StableByteArena.Reference?, line: [UInt8]) {
         let share = tailShare(index: index, event: event)
-        if let share, tails.holds(share: share.key) {
+        if let share, caches.tails.holds(share: share.key) {
             if ledger.isEnabled { noteLanguage(named: share.language, rule: index, locale: ledgerLocale, trigger: event.kind) }
-            return (tails.reuse(share: share.key, rule: index, locale: slot, trigger: event.kind, ledgerEpoch: ledgerEpoch), [])
+            return (caches.tails.reuse(share: share.key, rule: index, locale: slot, trigger: event.kind, ledgerEpoch: ledgerEpoch), [])
         }
         let (tail, record) = renderTail(index: index, event: event.tailEvent)
         if ledger.isEnabled {
@@ -40,7 +41,7 @@ extension RulesEngine {
             noteLanguage(of: record, deviceLocale: event.localeText, rule: index, locale: ledgerLocale, trigger: event.kind)
         }
         guard tail.count < TailCache.longest else { return (nil, tail) }
-        return (tails.store(tail, rule: index, locale: slot, trigger: event.kind, share: share?.key, ledgerEpoch: ledgerEpoch), [])
+        return (caches.tails.store(tail, rule: index, locale: slot, trigger: event.kind, share: share?.key, ledgerEpoch: ledgerEpoch), [])
     }
 
     /// The ledger's language epoch as the tail cache notes it (0: the ledger is off), read after
@@ -71,7 +72,7 @@ extension RulesEngine {
     mutating func renderTail(index: Int, event: BeaconEvent) -> (line: [UInt8], record: NotificationRecord) {
         let record = record(for: campaigns.campaigns[index], event: event, fireDate: event.time)
         // A campaign's payload is the same in each of its tails (triggers, languages): written once.
-        let payloadJSON = tails.payload(campaign: index) {
+        let payloadJSON = caches.tails.payload(campaign: index) {
             var payload = JSONWriter(capacity: 256)
             payload.value(record.payload)
             return payload.bytes

@@ -16,52 +16,40 @@
 /// the benchmark's workload both ways (the reference path checks every campaign with
 /// `Campaign.verdict`) and compares the records byte for byte. A change to a rule changes both.
 public struct RulesEngine<Store: SuppressionStore> {
+    // MARK: - The rules
+
     /// The campaigns loaded.
     public let campaigns: CampaignSet
     /// How each record's language is chosen, from the locales loaded.
     public let chooser: LanguageChooser
+    /// The campaigns' rules as matching reads them, through pointers.
+    let table: RuleTable<Store.CampaignKey>
+
+    // MARK: - The state
+
     /// The suppression state: the last firing per (device, campaign).
     public var store: Store
     /// Every delivered notification and what the device reported about it (`respond(to:)`).
     public var ledger = DeliveryLedger()
     /// The handlers clicks run (`respond(to:)`).
     public var actionRegistry = ActionRegistry()
-    /// One row per campaign, its rule with what matching reads beside it. Rows of venue-wide and
-    /// instant campaigns, which most events are candidates of, stay in cache. A pointer into
-    /// `rowStorage`, never written after init: `match` reads the rows while the engine changes,
-    /// and an array read there was retained and released for every event.
-    let rows: UnsafeBufferPointer<CandidateRow<Store.CampaignKey>>
-    /// Owns what `rows` points to.
-    private let rowStorage: PinnedBuffer<CandidateRow<Store.CampaignKey>>
-    /// `campaigns.frameBounds`, through a pointer as `rows`.
-    let frameBounds: UnsafeBufferPointer<Int64>
-    /// Owns what `frameBounds` points to.
-    private let boundsStorage: PinnedBuffer<Int64>
 
-    /// The firings of the current event, in record order (internal: the delivery ledger reads them).
-    var pending: [Firing] = []
-    /// The current event's beacon number in `candidateIndex`, -1 when it has none (the index is full).
-    var eventBeacon = -1
-    /// The dwell length an enter is matched as (0: a plain enter). Dwell campaigns answer only
-    /// dwell events of their length; other campaigns only plain enters.
-    var dwellMatch: Int64 = 0
+    // MARK: - Per-event scratch
 
-    /// The hot path's parts, each with its invariant in its own file.
-    var candidateIndex = CandidateIndex()
-    /// Candidates of an event whose beacon is not in `candidateIndex` (reused, so matching does
-    /// not allocate).
-    var candidateScratch: [Int32] = []
-    var tails: TailCache
-    var localeSlots = LocaleSlots()
-    var recordJoiner: RecordJoiner
-    var prefetched = PrefetchWindow<Store.DeviceKey>()
+    /// The current event's beacon number, dwell and firings (internal: the delivery ledger reads them).
+    var scratch = EventScratch()
+
+    // MARK: - Caches
+
+    /// The hot path's caches, each with its invariant in its own file.
+    var caches: EngineCaches<Store.DeviceKey>
 
     /// Beacons numbered so far (tests: which candidate path events took).
-    var numberedBeacons: Int { candidateIndex.count }
+    var numberedBeacons: Int { caches.candidateIndex.count }
     /// What the references of a writer that collects them (`JSONWriter.appendStable`) point
     /// into: a holder keeps those bytes valid past this engine (a server's answer log, across a
     /// reload) by keeping this object.
-    public var referencedStorage: AnyObject { tails.arena }
+    public var referencedStorage: AnyObject { caches.tails.arena }
 
     /// An engine of these campaigns and locales over `store` (which may hold state already).
     /// `sharedTails`: where engines of the same campaigns and locales that run side by side
@@ -74,14 +62,8 @@ public struct RulesEngine<Store: SuppressionStore> {
         var keys: [Store.CampaignKey] = []
         keys.reserveCapacity(campaigns.campaignIDs.count)
         for id in campaigns.campaignIDs { keys.append(self.store.key(campaign: id)) }
-        tails = TailCache(campaigns: campaigns.campaigns.count, sharedWith: sharedTails)
-        recordJoiner = RecordJoiner(campaigns)
-        rowStorage = PinnedBuffer(campaigns.rules.map { CandidateRow($0, key: keys[Int($0.idSlot)], keepsState: campaigns.keepsState[Int($0.idSlot)]) })
-        rows = rowStorage.elements
-        boundsStorage = PinnedBuffer(campaigns.frameBounds)
-        frameBounds = boundsStorage.elements
-        candidateScratch.reserveCapacity(16)
-        pending.reserveCapacity(16)
+        table = RuleTable(campaigns, keys: keys)
+        caches = EngineCaches(campaigns, sharedTails: sharedTails)
     }
 
     /// Every record the event produces, ordered by `fireDate`, then campaign.
@@ -95,9 +77,9 @@ public struct RulesEngine<Store: SuppressionStore> {
     public mutating func process(_ event: BeaconEvent, emit: (NotificationRecord) -> Void) {
         InPlaceEvent.with(event) { event in
             match(event)
-            if ledger.isEnabled && !pending.isEmpty { noteDeliveries(event) }
+            if ledger.isEnabled && !scratch.pending.isEmpty { noteDeliveries(event) }
         }
-        for firing in pending {
+        for firing in scratch.pending {
             let campaign = campaigns.campaigns[Int(firing.index)]
             emit(record(for: campaign, event: event, fireDate: Timestamp(milliseconds: firing.fireDate)))
         }
@@ -128,7 +110,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// (an optional of the store's key) would cost two generic metadata lookups per event before it.
     @inline(never)
     private mutating func writePrefetched(_ batch: borrowing InPlaceEventBatch, at i: Int, into writer: inout JSONWriter) {
-        if let found = prefetched.found(batch: batch.stamp, at: i) {
+        if let found = caches.prefetched.found(batch: batch.stamp, at: i) {
             write(batch[i], knownDevice: found.device, knownBeacon: found.beacon, into: &writer)
         } else {
             write(batch[i], knownDevice: nil, knownBeacon: nil, into: &writer)
@@ -139,34 +121,34 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// the ledger what was delivered, and joins the records into `writer`.
     private mutating func write(_ event: InPlaceEvent, knownDevice: Store.DeviceKey?, knownBeacon: (number: Int32, run: UInt64)?, into writer: inout JSONWriter) {
         match(event, knownDevice: knownDevice, knownBeacon: knownBeacon)
-        if pending.isEmpty { return }
-        recordJoiner.prepare(event)
-        let slot = localeSlots.slot(event.locale)
+        if scratch.pending.isEmpty { return }
+        caches.recordJoiner.prepare(event)
+        let slot = caches.localeSlots.slot(event.locale)
         let ledgerLocale = ledger.isEnabled ? ledgerLocaleSlot(engineSlot: slot, event.locale) : 0
         let uncached = attachTails(event, slot: slot, ledgerLocale: ledgerLocale)
-        if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale, head: recordJoiner.unescapedIDClosing) }
-        recordJoiner.join(pending, eventTime: event.time.milliseconds, uncached: uncached, tails: tails.arena, into: &writer)
+        if ledger.isEnabled { noteDeliveries(event, locale: ledgerLocale, head: caches.recordJoiner.unescapedIDClosing) }
+        caches.recordJoiner.join(scratch.pending, eventTime: event.time.milliseconds, uncached: uncached, tails: caches.tails.arena, into: &writer)
     }
 
     /// The presence layer's dwell event: `event` (kind enter, at the dwell time) matched against the
     /// campaigns whose `dwell` is `dwellMilliseconds`, records appended to `writer`.
     public mutating func writeDwell(_ event: BeaconEvent, dwellMilliseconds: Int64, into writer: inout JSONWriter) {
-        dwellMatch = dwellMilliseconds
-        defer { dwellMatch = 0 }
+        scratch.dwell = dwellMilliseconds
+        defer { scratch.dwell = 0 }
         write(event, into: &writer)
     }
 
     /// `process` for a dwell event (see `writeDwell`).
     public mutating func processDwell(_ event: BeaconEvent, dwellMilliseconds: Int64) -> [NotificationRecord] {
-        dwellMatch = dwellMilliseconds
-        defer { dwellMatch = 0 }
+        scratch.dwell = dwellMilliseconds
+        defer { scratch.dwell = 0 }
         return process(event)
     }
 
     /// The campaigns (index in `campaigns.campaigns`) and fire dates (ms) of the last event's records,
     /// in record order: what the presence layer needs to withdraw delayed records later.
     public func forEachLastFiring(_ body: (_ campaign: Int, _ fireDate: Int64) -> Void) {
-        for firing in pending { body(Int(firing.index), firing.fireDate) }
+        for firing in scratch.pending { body(Int(firing.index), firing.fireDate) }
     }
 
     /// The ledger's slot for the device locale, through the engine's slot when it has one.

@@ -190,7 +190,9 @@ public final class LinePipeline<Store: SuppressionStore, Log: AnswerLog, Output:
             output.answered(event: id(of: line), records: answered)
             return
         }
-        let start = output.records.bytes.count
+        // Read only for the log: through another module's output (`replay`'s), the read is a
+        // call that copies the writer and destroys the copy, some 90 instructions a line.
+        let start = logged ? output.records.bytes.count : 0
         if format == .records {
             if batchIndex >= 0 {
                 engine.engine.write(events, at: batchIndex, into: &output.records)

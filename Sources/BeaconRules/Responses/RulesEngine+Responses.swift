@@ -177,7 +177,7 @@ extension RulesEngine {
     /// rendered head when it is there unescaped (`RecordJoiner.unescapedIDClosing`).
     @inline(__always)
     mutating func noteDeliveries(_ event: InPlaceEvent, locale: UInt32, head: (bytes: [UInt8], range: Range<Int>)?) {
-        let cachedTailsNoted = tails.languagesEpoch != 0 && tails.languagesEpoch == ledger.languageEpoch
+        let cachedTailsNoted = caches.tails.languagesEpoch != 0 && caches.tails.languagesEpoch == ledger.languageEpoch
         if let head {
             head.bytes.withUnsafeBufferPointer { noteDeliveries(event, locale: locale, idSuffix: UnsafeBufferPointer(rebasing: $0[head.range]), cachedTailsNoted: cachedTailsNoted) }
         } else {
@@ -191,13 +191,13 @@ extension RulesEngine {
     /// ledger already (`TailCache.languagesEpoch`).
     mutating func noteDeliveries(_ event: InPlaceEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil, cachedTailsNoted: Bool = false) {
         var notified = false
-        for firing in pending where !firing.isSilent { notified = true; break }
+        for firing in scratch.pending where !firing.isSilent { notified = true; break }
         guard notified else { return }
         let locale = knownLocale ?? ledger.localeSlot(event.localeText)
         // Through the engine's beacon number when it has one: no hashing of the beacon per event.
-        let beacon = eventBeacon >= 0 ? ledger.beaconSlot(engineNumber: eventBeacon, event.beacon) : ledger.beaconSlot(event.beacon)
+        let beacon = scratch.beacon >= 0 ? ledger.beaconSlot(engineNumber: scratch.beacon, event.beacon) : ledger.beaconSlot(event.beacon)
         ledger.prepareRuleTables(rules: campaigns.campaigns.count)
-        for firing in pending {
+        for firing in scratch.pending {
             let index = Int(firing.index)
             if firing.isSilent { continue }
             // What every record of the rule shares, noted the first time: its campaign slot and

@@ -42,8 +42,8 @@ struct WorkloadEquivalenceTests {
         let events = Self.events()
         var numbered = RulesEngine(campaigns: CampaignSet(campaigns), locales: Harness.locales, store: InMemorySuppressionStore())
         var limited = RulesEngine(campaigns: CampaignSet(campaigns), locales: Harness.locales, store: InMemorySuppressionStore())
-        limited.candidateIndex.beaconLimit = beaconLimit
-        limited.candidateIndex.rowLimit = rowLimit
+        limited.caches.candidateIndex.beaconLimit = beaconLimit
+        limited.caches.candidateIndex.rowLimit = rowLimit
         let (expected, _) = Harness.replay(events, source: "workload.jsonl", engine: &numbered)
         let (got, errors) = Harness.replay(events, source: "workload.jsonl", engine: &limited)
         #expect(errors.isEmpty)

@@ -21,11 +21,11 @@ struct RecordTests {
             #expect(record.campaign == object["campaign"] as? String)
             #expect(record.device == object["device"] as? String)
             #expect(record.event == object["event"] as? String)
-            #expect(record.trigger.name == object["trigger"] as? String)
-            #expect(record.beacon.description == object["beacon"] as? String)
+            #expect(record.trigger?.name == object["trigger"] as? String)
+            #expect(record.beacon?.description == object["beacon"] as? String)
             #expect(record.fireDate == Self.date(object["fireDate"] as? String))
             #expect(record.fireTime.description == object["fireDate"] as? String)
-            #expect(record.actionType.name == object["actionType"] as? String)
+            #expect(record.actionType?.name == object["actionType"] as? String)
             for (member, value) in [("language", record.language), ("title", record.title), ("subtitle", record.subtitle), ("body", record.body), ("url", record.url)] {
                 #expect(value == object[member] as? String, "\(record.id): \(member)")
             }
@@ -86,7 +86,7 @@ struct RecordTests {
             try JSONDecoder().decode(Record.self, from: bad)
         } throws: { error in
             guard case DecodingError.dataCorrupted(let context) = error else { return false }
-            return context.debugDescription == "record member `kind`: expected `notification` or `silent`, found \"reminder\""
+            return context.debugDescription == "record member `kind`: expected `notification`, `silent`, `followUp` or `withdrawn`, found \"reminder\""
         }
     }
 

@@ -175,6 +175,40 @@ struct EventCodableTests {
         }
     }
 
+    /// A click on a share button makes a follow-up record (SPEC section 8): the service gives it
+    /// typed, as its JSON says, and goes on (it stopped the process before follow-ups had a kind).
+    @Test func aClickOnAnActionGivesAFollowUpRecord() async throws {
+        let rules = try RulesService(campaigns: [.path(Paths.campaigns)], locales: .folder(Paths.locales))
+        let trace = Paths.read(Paths.fixture("museum-day.jsonl")).split(separator: "\n").map(String.init)
+        _ = try await rules.process(lines: trace, source: "trace")
+        let click = ResponseEvent(
+            id: "r-click", device: "anna", notification: "museum-goodbye:anna:ev-07", action: .click, actionId: "ok",
+            time: Timestamp(milliseconds: 1_780_649_460_000))
+        let records = try await rules.respond(click)
+        let followUp = try #require(records.first)
+        #expect(records.count == 1)
+        #expect(followUp.kind == .followUp)
+        #expect(followUp.json.hasPrefix(#"{"kind":"followUp","id":"museum-goodbye:anna:ev-07:ok","notification":"museum-goodbye:anna:ev-07""#))
+        #expect(followUp.followUp?.actionId == "ok")
+        #expect(followUp.followUp?.action.kind.name == "share")
+        #expect(followUp.campaign == "museum-goodbye")
+        #expect(followUp.event == nil && followUp.trigger == nil && followUp.beacon == nil)
+        #expect(try Record(json: followUp.json) == followUp)
+        // The service answers on.
+        #expect(try await rules.process(lines: [trace[0]], source: "again").count == 1)
+        await rules.close()
+    }
+
+    @Test func aWithdrawnRecordReadsBackTyped() throws {
+        let line = #"{"kind":"withdrawn","id":"c1:d:e1","campaign":"c1","device":"d","event":"e2","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","fireDate":"2026-06-05T09:00:00Z","withdrawnAt":"2026-06-05T08:40:00Z"}"#
+        let record = try Record(json: line)
+        #expect(record.kind == .withdrawn)
+        #expect(record.event == "e2")
+        #expect(record.withdrawnAt == Date(timeIntervalSince1970: 1_780_648_800))
+        #expect(record.fireDate == Date(timeIntervalSince1970: 1_780_650_000))
+        #expect(record.actionType == nil && record.followUp == nil)
+    }
+
     @Test func aResponseRoundTrips() throws {
         let line = #"{"id":"r-02","type":"response","device":"anna","notification":"museum-welcome:anna:ev-01","action":"click","actionId":"ok","time":"2026-06-05T08:00:30Z"}"#
         let response = try JSONDecoder().decode(ResponseEvent.self, from: Data(line.utf8))
