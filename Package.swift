@@ -102,6 +102,8 @@ let package = Package(
             name: "BeaconRulesHTTP",
             dependencies: [
                 "BeaconRulesService", "BeaconRulesServer", "CampaignFiles",
+                // The console (`--console`, `beaconrules console`): lint, timelines.
+                "BeaconRules", "CampaignLint", "BeaconRulesTimeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

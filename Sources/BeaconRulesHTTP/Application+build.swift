@@ -9,11 +9,14 @@ package struct HTTPSettings: Sendable {
     package var port: Int
     /// The largest request body, in bytes.
     package var maximumBody: Int
+    /// The campaign console's pages on the same port (`--console`), nil: none.
+    package var console: ConsoleSettings?
 
-    package init(host: String = "127.0.0.1", port: Int = 7780, maximumBody: Int = 16 << 20) {
+    package init(host: String = "127.0.0.1", port: Int = 7780, maximumBody: Int = 16 << 20, console: ConsoleSettings? = nil) {
         self.host = host
         self.port = port
         self.maximumBody = maximumBody
+        self.console = console
     }
 }
 
@@ -28,6 +31,7 @@ package func buildApplication(
     let router = Router()
     EventRoutes(apps: apps, maximumBody: settings.maximumBody).add(to: router)
     ResolverRoutes(apps: apps, maximumBody: settings.maximumBody).add(to: router)
+    if let console = settings.console { ConsoleRoutes(apps: apps, settings: console).add(to: router) }
     return Application(
         router: router,
         configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "beaconrules"),

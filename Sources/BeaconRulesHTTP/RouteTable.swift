@@ -15,6 +15,8 @@ package enum RouteTable {
     package enum Group: String, Sendable {
         /// Location backends: events in, records out (`EventRoutes`).
         case events
+        /// Campaign managers and translators: the console's pages (`ConsoleRoutes`, `--console`).
+        case console
         /// Apps built on Sensorberg's SDKs: the resolver's layout and history (`ResolverRoutes`).
         case resolver
     }
@@ -37,6 +39,19 @@ package enum RouteTable {
         Route(method: "POST", path: "/responses", group: .events, summary: "one response's records"),
         Route(method: "GET", path: "/campaigns", group: .events, summary: "what is loaded, with its warnings"),
         Route(method: "POST", path: "/explain", group: .events, summary: "explain's verdict per campaign for one event"),
+        Route(method: "GET", path: "/", group: .console, summary: "every campaign with its status, trigger, beacons, languages and lint"),
+        Route(method: "GET", path: "/campaigns/{eid}", group: .console, summary: "phone previews per language and trigger, the fallback chain, record and APNs JSON, lint"),
+        Route(method: "GET", path: "/campaigns/{eid}/edit", group: .console, summary: "the campaign's file in an editor with lint as you type"),
+        Route(method: "POST", path: "/campaigns/{eid}/edit", group: .console, summary: "save: lint, write atomically, reload; refused with its errors"),
+        Route(method: "POST", path: "/campaigns/{eid}/lint", group: .console, summary: "the editor's lint: diagnostics of the posted text as JSON"),
+        Route(method: "GET", path: "/translations", group: .console, summary: "campaigns by language, each cell complete, partial or missing"),
+        Route(method: "GET", path: "/translations.csv", group: .console, summary: "the matrix for translators: campaign,trigger,language,field,text"),
+        Route(method: "GET", path: "/try", group: .console, summary: "one event's verdict per campaign and the records it fires"),
+        Route(method: "GET", path: "/results", group: .console, summary: "funnels by campaign and language from the state"),
+        Route(method: "POST", path: "/results", group: .console, summary: "an uploaded trace's timeline SVG"),
+        Route(method: "GET", path: "/login", group: .console, summary: "the login form (with --token-file)"),
+        Route(method: "POST", path: "/login", group: .console, summary: "trades the token for a cookie"),
+        Route(method: "GET", path: "/assets/{name}", group: .console, summary: "the console's own console.css and console.js"),
         Route(method: "GET", path: "/layout", group: .resolver, summary: "the app's campaigns as a Sensorberg layout, with an ETag"),
         Route(method: "POST", path: "/layout", group: .resolver, summary: "an SDK installation's history applied, then the layout"),
     ]

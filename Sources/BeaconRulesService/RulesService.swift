@@ -32,6 +32,8 @@ public actor RulesService: Service {
     private var sampled = ContinuousClock.now - .seconds(2)
     /// What is loaded now, with its warnings.
     public private(set) var catalog: RulesCatalog
+    /// How many catalogs were swapped in since the start (the console's pages follow it).
+    package private(set) var loads = 0
     private var closed = false
 
     /// Loads the campaigns and locales (throwing `CampaignLoadError` with every error, as the
@@ -182,6 +184,15 @@ public actor RulesService: Service {
         }
     }
 
+    /// The notification funnels per campaign and language from the delivery ledger (`beaconrules
+    /// report`'s), for the console's results page.
+    package func funnels() -> [CampaignFunnel] {
+        switch engine {
+        case .local(let engine): engine.funnels()
+        case .shared(let database): database.funnels()
+        }
+    }
+
     // MARK: - Campaigns
 
     /// Loads new campaigns and locales and swaps them in between two calls: the suppression
@@ -205,6 +216,7 @@ public actor RulesService: Service {
         case .shared(let database): database.reload(catalog)
         }
         self.catalog = catalog
+        loads += 1
         metrics.reloaded(true)
         logger.info("campaigns reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
     }

@@ -17,6 +17,8 @@ package protocol ServiceEngine: AnyObject {
     func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) throws -> ServiceOutput
     func reload(_ catalog: RulesCatalog)
     func explain(_ event: BeaconEvent) -> [Explanation]
+    /// The delivery ledger's funnels (`beaconrules report`).
+    func funnels() -> [CampaignFunnel]
     func close()
     /// How much the state holds (for the metrics).
     func held() -> HeldState
@@ -45,6 +47,8 @@ package protocol SharedServiceEngine: AnyObject {
     nonisolated(nonsending) func explain(_ event: BeaconEvent) async throws -> [Explanation]
     /// A new catalog, for the next call.
     func reload(_ catalog: RulesCatalog)
+    /// The funnels of the ledger read so far (`beaconrules report`'s).
+    func funnels() -> [CampaignFunnel]
     /// Ends the connection.
     func close()
     /// How much the state holds (for the metrics).
@@ -90,6 +94,10 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
 
     package func explain(_ event: BeaconEvent) -> [Explanation] {
         Explanation.all(pipeline.engine.engine, event)
+    }
+
+    package func funnels() -> [CampaignFunnel] {
+        pipeline.engine.engine.ledger.funnels()
     }
 
     package func close() {

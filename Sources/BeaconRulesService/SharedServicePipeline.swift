@@ -105,6 +105,11 @@ package final class SharedServicePipeline<Store: SuppressionStore & SharedStateL
         pipeline?.log.close()
     }
 
+    /// The funnels of the ledger this instance has read (the console's results page).
+    package func funnels() -> [CampaignFunnel] {
+        pipeline?.engine.engine.ledger.funnels() ?? []
+    }
+
     /// How much the state holds (for the metrics): not counted on a shared database.
     package func held() -> HeldState {
         HeldState(answers: 0, deliveries: pipeline?.engine.engine.ledger.indexedCount() ?? 0, fileBytes: nil)

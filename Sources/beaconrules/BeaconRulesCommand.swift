@@ -8,7 +8,7 @@ struct BeaconRulesCommand: AsyncParsableCommand {
         commandName: "beaconrules",
         abstract: "Match beacon enter/exit events against Sensorberg-format campaigns and emit localized notification records.",
         version: "0.1.0",
-        subcommands: [Replay.self, Report.self, Serve.self, HTTPCommand.self, Import.self, Lint.self, Explain.self, TimelineCommand.self, PresenceScoreCommand.self, StateCommand.self]
+        subcommands: [Replay.self, Report.self, Serve.self, HTTPCommand.self, ConsoleCommand.self, Import.self, Lint.self, Explain.self, TimelineCommand.self, PresenceScoreCommand.self, StateCommand.self]
     )
 
     /// SPEC section 4 wants exit status 2 for bad usage; ArgumentParser's default is 64.

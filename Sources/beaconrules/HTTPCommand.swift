@@ -58,6 +58,11 @@ struct HTTPCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"), transform: Serve.level)
     var logLevel: Logger.Level = .info
 
+    @Flag(help: "Serve the campaign console's pages on the same port (docs/console.md).")
+    var console = false
+
+    @OptionGroup var consoleOptions: ConsoleOptions
+
     func run() async throws {
         signal(SIGHUP, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
@@ -68,12 +73,8 @@ struct HTTPCommand: AsyncParsableCommand {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let consoleSettings = console ? try consoleOptions.settings(catalog: catalog, host: host, hasState: stateOptions.state != nil) : nil
+        Serve.bootstrapLogging(logLevel)
         let logger = Logger(label: "beaconrules.http")
         let metrics = metricsOptions.endpoint()
         let served: RulesApps
@@ -87,7 +88,7 @@ struct HTTPCommand: AsyncParsableCommand {
             sources = [served.apps[0].definition.id: { catalog.read() }]
         }
         let host = self.host
-        let app = buildApplication(apps: served, settings: HTTPSettings(host: host, port: port), logger: logger) { port in
+        let app = buildApplication(apps: served, settings: HTTPSettings(host: host, port: port, console: consoleSettings), logger: logger) { port in
             // Tests and scripts read the port from here when --port is 0.
             OutputSink(fd: 1).write(Array("listening on \(host):\(port)\n".utf8))
         }
@@ -109,13 +110,8 @@ struct HTTPCommand: AsyncParsableCommand {
         let rules: RulesService
         do {
             // The service opens the store itself, on its own owner.
-            let state: StateStorage = switch try stateOptions.location() {
-            case .sqlite(let path): .sqlite(path: path)
-            case .postgres(let location): .postgres(location)
-            case nil: .inMemory
-            }
             rules = try RulesService(
-                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: state,
+                catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateOptions.storage(),
                 presence: try presenceOptions.settings(campaigns: campaigns), retention: retentionOptions.retention, logger: logger,
                 metrics: metrics?.factory ?? NOOPMetricsHandler.instance)
             // A database is connected now: one that does not open stops `http` here.

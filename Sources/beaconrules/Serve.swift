@@ -81,6 +81,15 @@ struct Serve: AsyncParsableCommand {
         return level
     }
 
+    /// Log lines to stderr from `level` up: `serve`, `http` and `console`.
+    static func bootstrapLogging(_ level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
     func run() async throws {
         // SIGHUP's default action ends the process; until the reloader has its handler in place,
         // a SIGHUP (a reload asked for too early) is ignored instead.
@@ -98,12 +107,7 @@ struct Serve: AsyncParsableCommand {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        Self.bootstrapLogging(logLevel)
         let logger = Logger(label: "beaconrules.serve")
         let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
         guard presenceOptions.inputFormat == .jsonl else {

@@ -26,21 +26,13 @@ struct TimelineCommand: ParsableCommand {
     func run() throws {
         let (campaigns, locales) = try catalog.load { _ in }
         let settings = try presenceOptions.settings(campaigns: campaigns)
-        var engine = PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: InMemorySuppressionStore()), settings: settings)
-        engine.keepsLog = true
-        var timeline = Timeline(title: traces.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))
-        var writer = JSONWriter(capacity: 1 << 16)
-        let rejected = try PresenceTraces(format: presenceOptions.inputFormat).forEachInput(of: traces) { input in
-            if case .sighting(let s, _) = input { timeline.addSighting(s) }
-            try engine.add(input, into: &writer)
+        var rejected = 0
+        let timeline = try Timeline.replaying(
+            title: traces.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "), campaigns: campaigns, locales: locales,
+            settings: settings
+        ) { add in
+            rejected = try PresenceTraces(format: presenceOptions.inputFormat).forEachInput(of: traces) { input in try add(input) }
         }
-        engine.finish(into: &writer)
-        timeline.addPresence(engine.log)
-        if let subject = settings.exclusiveZones { timeline.addRooms(engine.log, subject: subject) }
-        for line in writer.bytes.split(separator: 0x0A) {
-            if let record = try? JSONParser.parse(Array(line)) { timeline.addRecord(record) }
-        }
-        timeline.sortRows()
         let svg = timeline.svg()
         guard FileManager.default.createFile(atPath: output, contents: Data(svg.utf8)) else {
             StandardError.write("beaconrules: \(output): cannot write the picture\n")

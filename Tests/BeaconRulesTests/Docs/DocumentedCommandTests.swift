@@ -62,7 +62,7 @@ struct DocumentedCommandTests {
                     stopServer()
                     continue
                 }
-                for documented in ["7700", "7780"] {
+                for documented in ["7700", "7780", "7790"] {
                     text = text.replacingOccurrences(of: documented, with: String(running.process.port))
                     shown = shown?.map { $0.replacingOccurrences(of: documented, with: String(running.process.port)) }
                 }
@@ -78,7 +78,7 @@ struct DocumentedCommandTests {
                     continue
                 }
                 if let shown {
-                    let defaultPort = text.hasPrefix("beaconrules http") ? ":7780" : ":7700"
+                    let defaultPort = text.hasPrefix("beaconrules http") ? ":7780" : text.hasPrefix("beaconrules console") ? ":7790" : ":7700"
                     var actual = [started.listeningLine.replacingOccurrences(of: ":\(started.port)", with: defaultPort)]
                     if let metrics = started.metrics {
                         actual.append(metrics.line.replacingOccurrences(of: ":\(metrics.port)", with: ":\(metrics.documented)"))
@@ -149,7 +149,7 @@ struct DocumentedCommandTests {
     }
 
     static func isServer(_ text: String) -> Bool {
-        text.hasPrefix("beaconrules serve") || text.hasPrefix("beaconrules http")
+        text.hasPrefix("beaconrules serve") || text.hasPrefix("beaconrules http") || text.hasPrefix("beaconrules console")
     }
 
     static var environment: [String: String] {

@@ -13,10 +13,11 @@ import Testing
 struct RouteTableTests {
     @Test func everyRouteIsAnswered() async throws {
         let rules = try RulesService(campaigns: [.path(Paths.campaigns)], locales: .folder(Paths.locales))
-        let app = buildApplication(rules: rules, settings: HTTPSettings(port: 0), logger: Logger(label: "test"))
+        let console = ConsoleSettings(campaigns: [Paths.campaigns], locales: Paths.locales)
+        let app = buildApplication(rules: rules, settings: HTTPSettings(port: 0, console: console), logger: Logger(label: "test"))
         try await app.test(.router) { client in
             for route in RouteTable.routes {
-                let path = route.path.replacing(/\{[a-z]+\}/, with: "museum-hello")
+                let path = route.path.replacing(/\{[a-z]+\}/, with: route.path.hasPrefix("/assets/") ? "console.css" : "museum-goodbye")
                 try await client.execute(uri: path, method: HTTPRequest.Method(route.method)!, body: ByteBuffer(string: "{}")) { response in
                     #expect(response.status != .notFound, "\(route.method) \(route.path)")
                 }
