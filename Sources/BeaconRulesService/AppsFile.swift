@@ -67,7 +67,8 @@ public enum AppsFile {
                 }
                 ids[app.id] = element.line
                 for key in app.keys {
-                    if let other = keys[key] {
+                    // A key written twice in one app names that app twice: no conflict.
+                    if let other = keys[key], other != app.id {
                         problem(element.line, element.column, "app \"\(app.id)\": a key is already a key of app \"\(other)\" (a key names one app)")
                     }
                     keys[key] = app.id

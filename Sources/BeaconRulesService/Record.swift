@@ -92,9 +92,7 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         switch try members.kind() {
         case .notification, .silent: self.init(try members.record(), json: json)
         case .followUp: self.init(followUp: try members.followUp(), json: json)
-        case .withdrawn:
-            let withdrawal = try members.withdrawal()
-            self.init(withdrawn: withdrawal.record, at: withdrawal.at, json: json)
+        case .withdrawn: self.init(withdrawn: try members.withdrawal(), json: json)
         }
     }
 
@@ -124,9 +122,8 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         withdrawnAt = nil
     }
 
-    /// A withdrawn record (`record` with its id, campaign, device, event, beacon and fire date),
-    /// `json` its line.
-    private init(withdrawn record: NotificationRecord, at time: Timestamp, json: String) {
+    /// A withdrawn record, `json` its line.
+    private init(withdrawn record: RecordMembers.Withdrawal, json: String) {
         self.json = json
         kind = .withdrawn
         id = record.id
@@ -148,7 +145,7 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         mediaAttachment = nil
         payload = .null
         followUp = nil
-        withdrawnAt = Self.date(time)
+        withdrawnAt = Self.date(record.withdrawnAt)
     }
 
     private static func date(_ time: Timestamp) -> Date { Date(timeIntervalSince1970: Double(time.milliseconds) / 1000) }

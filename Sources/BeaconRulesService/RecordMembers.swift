@@ -45,13 +45,18 @@ struct RecordMembers {
             language: try optionalString("language"), time: try time("time"), text: try optionalString("text"), data: object["data"])
     }
 
-    /// A `withdrawn` record's members (SPEC section 7), as a record of those members, and when.
-    func withdrawal() throws(RecordJSONError) -> (record: NotificationRecord, at: Timestamp) {
-        let record = NotificationRecord(
-            kind: .notification, id: try string("id"), campaign: try string("campaign"), device: try string("device"),
-            event: try string("event"), trigger: .exit, beacon: try beacon(), fireDate: try fireTime(),
-            actionType: .notification, language: nil, title: nil, body: nil, url: nil, category: nil, payload: .null)
-        return (record, try time("withdrawnAt"))
+    /// A `withdrawn` record's members (SPEC section 7).
+    func withdrawal() throws(RecordJSONError) -> Withdrawal {
+        Withdrawal(
+            id: try string("id"), campaign: try string("campaign"), device: try string("device"), event: try string("event"),
+            beacon: try beacon(), fireDate: try fireTime(), withdrawnAt: try time("withdrawnAt"))
+    }
+
+    /// What a `withdrawn` line says: the record withdrawn, and when its stay ended.
+    struct Withdrawal {
+        var id: String, campaign: String, device: String, event: String
+        var beacon: BeaconID
+        var fireDate: Timestamp, withdrawnAt: Timestamp
     }
 
     func trigger() throws(RecordJSONError) -> EventKind {

@@ -64,6 +64,11 @@ struct AppsFileTests {
         }
     }
 
+    @Test func aKeyWrittenTwiceInOneAppIsNoConflict() throws {
+        let apps = try parse(#"{"apps": [{"id": "museum", "keys": ["k", "k"], "campaigns": ["c"]}]}"#)
+        #expect(apps.map(\.id) == ["museum"])
+    }
+
     @Test func aFileThatCannotBeReadSaysSo() {
         #expect(throws: AppsFileError.self) { try AppsFile.read(path: "/nonexistent/apps.json") }
     }
