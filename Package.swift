@@ -113,9 +113,9 @@ let package = Package(
             swiftSettings: strict
         ),
         // `replay`: its input (line reader, recorded scans) and output (record and error writers),
-        // the one-engine driver (in memory, a state file, a database) and `replay --jobs N`: the
+        // the one-engine driver (in memory or on a state file; a database through a protocol) and `replay --jobs N`: the
         // events shared out by device over N engines, the records written in input order.
-        .target(name: "BeaconRulesReplay", dependencies: ["BeaconRules", "CZlib"], swiftSettings: strict),
+        .target(name: "BeaconRulesReplay", dependencies: ["BeaconRules", "BeaconRulesStore", "CZlib"], swiftSettings: strict),
         // The command line: options, loading and exit codes around the library targets.
         .executableTarget(
             name: "beaconrules",

@@ -34,7 +34,6 @@ package enum ReplaySources {
     }
 
     /// The reader's next line; nil at the end, or on a read error (then in `failure`).
-    @inlinable
     package static func nextLine(of reader: inout LineReader, failing failure: inout ReadError?) -> UnsafeBufferPointer<UInt8>? {
         do { return try reader.nextLine() } catch {
             failure = error

@@ -106,7 +106,7 @@ struct Replay: MainThreadCommand {
             log: NoAnswerLog(), output: ReplayOutput(collectsReferences: true), format: format,
             logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
         pipeline.output.muted = writingFrom != nil
-        let outcome = OneEngineReplay(sources: sources, input: input).run(through: pipeline, state: nil, writingFrom: writingFrom)
+        let outcome = OneEngineReplay(sources: sources, input: input).run(inMemory: pipeline, writingFrom: writingFrom)
         keepUntilExit(pipeline)
         try finish(outcome, rejected: rejectedBefore + pipeline.output.rejectedLines)
     }
@@ -119,7 +119,7 @@ struct Replay: MainThreadCommand {
             log: store, output: ReplayOutput(collectsReferences: false), format: format,
             logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
         try loadLedger(pipeline)
-        let outcome = OneEngineReplay(sources: sources, input: input).run(through: pipeline, state: store)
+        let outcome = OneEngineReplay(sources: sources, input: input).run(stateFile: pipeline, state: store)
         keepUntilExit(pipeline)
         try finish(outcome, rejected: pipeline.output.rejectedLines)
     }
@@ -162,5 +162,4 @@ struct Replay: MainThreadCommand {
     }
 }
 
-extension SQLiteStateStore: BlockTransactions {}
 extension PostgresStateStore: ReplayDatabase {}
