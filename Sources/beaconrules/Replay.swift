@@ -114,11 +114,7 @@ struct Replay: MainThreadCommand {
     /// A replay with `--state FILE`: the store is the engine's suppression state and the answer log.
     func replay(_ sources: [String], state store: SQLiteStateStore, campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, refusal: String?) throws {
         defer { store.close() }
-        let pipeline = LinePipeline(
-            engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
-            log: store, output: ReplayOutput(collectsReferences: false), format: format,
-            logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
-        try loadLedger(pipeline)
+        let pipeline = try pipeline(on: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         let outcome = OneEngineReplay(sources: sources, input: input).run(stateFile: pipeline, state: store)
         keepUntilExit(pipeline)
         try finish(outcome, rejected: pipeline.output.rejectedLines)
@@ -129,24 +125,28 @@ struct Replay: MainThreadCommand {
         _ sources: [String], database store: PostgresStateStore, campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, refusal: String?
     ) async throws {
         defer { store.close() }
-        let pipeline = LinePipeline(
-            engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
-            log: store, output: ReplayOutput(collectsReferences: false), format: format,
-            logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
-        try loadLedger(pipeline)
+        let pipeline = try pipeline(on: store, campaigns: campaigns, locales: locales, settings: settings, refusal: refusal)
         let outcome = await DatabaseReplay(sources: sources, input: input, pipeline: pipeline, database: store).run()
         keepUntilExit(pipeline)
         try finish(outcome, rejected: pipeline.output.rejectedLines)
     }
 
-    /// The saved delivery ledger, for responses to what earlier runs delivered. With
-    /// --no-responses it is left where it is: nothing reads it.
-    func loadLedger<Store, Log>(_ pipeline: LinePipeline<Store, Log, ReplayOutput>) throws {
-        guard !noResponses else { return }
+    /// A pipeline whose suppression state and answer log are `store`, with the saved delivery
+    /// ledger loaded for responses to what earlier runs delivered (with --no-responses it is left
+    /// where it is: nothing reads it). Records are copied out, as the store may read them back.
+    func pipeline<State: SuppressionStore & AnswerLog>(
+        on store: State, campaigns: CampaignSet, locales: LocaleTable, settings: PresenceSettings, refusal: String?
+    ) throws -> LinePipeline<State, State, ReplayOutput> {
+        let pipeline = LinePipeline(
+            engine: PresenceEngine(engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), settings: settings),
+            log: store, output: ReplayOutput(collectsReferences: false), format: format,
+            logsPresenceInput: false, refusingResponses: refusal, retention: retentionOptions.retention)
+        guard !noResponses else { return pipeline }
         do { try pipeline.loadLedger() } catch {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
+        return pipeline
     }
 
     /// What the sources hold.
