@@ -59,7 +59,9 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
     public let url: String?
     /// The category: its id and its buttons (title, behavior, flags); nil for a silent record.
     public let category: NotificationCategory?
-    /// What a tap runs, when the campaign gives a notification action.
+    /// What a tap on the body runs (SPEC section 3): the campaign's notification action, else
+    /// the URL, else opening the app; nil for a silent record whose campaign gives none, and for
+    /// a withdrawal. For a follow-up, the action the user ran.
     public let notificationAction: NotificationAction?
     /// The media attachment's URL, when the campaign gives one.
     public let mediaAttachment: String?
@@ -169,7 +171,7 @@ public struct Record: Sendable, Hashable, Codable, CustomStringConvertible {
         body = record.body
         url = record.url
         category = record.category
-        notificationAction = record.actions?.notificationAction
+        notificationAction = record.kind == .notification ? record.tapAction : record.actions?.notificationAction
         mediaAttachment = record.actions?.mediaAttachment
         payload = record.payload
         followUp = nil

@@ -26,8 +26,7 @@ extension NotificationRecord {
             if let badge = actions?.badge { w.raw(",\"badge\":"); w.integer(Int64(badge)) }
             if category != nil || actions?.mediaAttachment != nil { w.raw(",\"mutable-content\":1") }
             w.raw("},\"notification-action\":")
-            let url = self.url
-            (actions?.notificationAction ?? url.map { NotificationAction(kind: .url, value: .string($0)) } ?? NotificationAction(kind: .openApp)).appendJSON(to: &w)
+            tapAction.appendJSON(to: &w)
             appendCategoryActions(to: &w)
             if let name = actions?.categoryName { w.raw(",\"category-name\":"); w.string(name) }
             if let media = actions?.mediaAttachment { w.raw(",\"media-attachment\":"); w.string(media) }
@@ -80,6 +79,14 @@ extension NotificationRecord {
 }
 
 extension NotificationRecord {
+    /// What a tap on the notification's body runs (SPEC section 3): the campaign's own
+    /// `notificationAction`, else the record's URL, else opening the app. The record says it
+    /// (`notificationAction`), the APNs payload sends it (`notification-action`), and a response
+    /// with no `actionId` (a tap) runs it: the three can not disagree.
+    public var tapAction: NotificationAction {
+        actions?.notificationAction ?? url.map { NotificationAction(kind: .url, value: .string($0)) } ?? NotificationAction(kind: .openApp)
+    }
+
     /// What the OK button of the default category runs (its `behavior` is the confirmAction):
     /// `share` shares the record's URL (or, without one, its title, else the campaign id); `open`
     /// opens the URL, or the app when there is none. `--format apns` sends it, and a click on OK

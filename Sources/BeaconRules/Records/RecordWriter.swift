@@ -53,10 +53,14 @@ extension NotificationRecord {
             }
             w.raw("]}")
         }
-        if let actions {
-            if let action = actions.notificationAction { w.raw(",\"notificationAction\":"); action.appendJSON(to: &w) }
-            if let media = actions.mediaAttachment { w.raw(",\"mediaAttachment\":"); w.string(media) }
+        // What a tap on the body runs: on every notification; on a silent record only when the
+        // campaign gives one (nothing is shown to tap).
+        if kind == .notification {
+            w.raw(",\"notificationAction\":"); tapAction.appendJSON(to: &w)
+        } else if let action = actions?.notificationAction {
+            w.raw(",\"notificationAction\":"); action.appendJSON(to: &w)
         }
+        if let media = actions?.mediaAttachment { w.raw(",\"mediaAttachment\":"); w.string(media) }
         w.raw(",\"payload\":")
         if let payloadJSON { w.bytes.append(contentsOf: payloadJSON) } else { w.value(payload) }
         w.raw("}")

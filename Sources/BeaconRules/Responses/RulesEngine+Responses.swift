@@ -128,7 +128,7 @@ extension RulesEngine {
     /// The action a click runs: nil inside when it is the Cancel button (a dismissal), nil outside
     /// when the notification has no such button.
     func clickedAction(_ campaign: Campaign, record: NotificationRecord, actionId: String) -> NotificationAction?? {
-        if actionId == "default" { return .some(campaign.actions.notificationAction ?? NotificationAction(kind: .openApp)) }
+        if actionId == "default" { return .some(record.tapAction) }
         if !campaign.actions.categoryActions.isEmpty {
             guard let button = campaign.actions.categoryActions.first(where: { $0.id == actionId }) else { return nil }
             return .some(button.action)

@@ -35,7 +35,7 @@ struct GoldenTraceTests {
             if record["kind"] == .string("silent") {
                 #expect(keys == ["kind", "id", "campaign", "device", "event", "trigger", "beacon", "fireDate", "actionType", "language", "url", "payload"])
             } else {
-                #expect(keys == ["kind", "id", "campaign", "device", "event", "trigger", "beacon", "fireDate", "actionType", "language", "title", "body", "url", "category", "payload"])
+                #expect(keys == ["kind", "id", "campaign", "device", "event", "trigger", "beacon", "fireDate", "actionType", "language", "title", "body", "url", "category", "notificationAction", "payload"])
                 let actions = try #require(record["category"]?["actions"]?.arrayElements)
                 #expect(actions.map { $0.value["id"] } == [.string("ok"), .string("cancel")])
                 #expect(actions[1].value["foreground"] == .bool(false))
