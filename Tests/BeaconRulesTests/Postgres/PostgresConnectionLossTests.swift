@@ -57,10 +57,11 @@ extension ServePostgresTests {
         defer { holder.drop() }
         try await holder.run("BEGIN")
         try await holder.run("SELECT pg_advisory_xact_lock(\(PostgresStateStore.lockKey("pg8-dev-0")))")
-        let waiting = Task { try await LineClient.exchange(port: server.port, lines: [lines[1]]) }
+        // A child task, not an unstructured one: the time limit's cancellation must reach it.
+        async let waiting = LineClient.exchange(port: server.port, lines: [lines[1]])
         try await cluster.waitForBackend(of: database, waitingFor: "advisory")
         try await cluster.endBackends(of: database, waitingFor: "advisory")
-        let reply = try await waiting.value
+        let reply = try await waiting
         #expect(reply.count == 1)
         #expect(reply.first?.contains("state not saved, resend this line") == true, "\(reply)")
         try await holder.run("ROLLBACK")
@@ -197,7 +198,7 @@ extension PostgresSession {
 
 /// `PostgresSession.first`, the wait of every statement: it always ends, and an answer that came
 /// first is the answer.
-@Suite struct PostgresStatementWaitTests {
+@Suite(.timeLimit(.minutes(5))) struct PostgresStatementWaitTests {
     let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
 
     @Test func anAnswerBeforeTheCloseIsTheAnswer() async throws {
