@@ -23,6 +23,8 @@ final class PostgresSession {
     let location: PostgresLocation
     let logger: Logger
     private(set) var connection: PostgresConnection?
+    /// The close of `connection`, which ends the wait of its statement in flight.
+    private var closing: Closing?
     private var connections = 0
 
     init(location: PostgresLocation, logger: Logger) {
@@ -80,6 +82,7 @@ final class PostgresSession {
             // A connection made after the wait gave up is closed at once.
             let new = try await Self.first(connecting, unlessClosed: nil, onTimeout: {}, late: { late in late.close().whenComplete { _ in withExtendedLifetime(late) {} } }).get()
             connection = new
+            closing = Closing(new.closeFuture)
             return new
         } catch let error as StoreError {
             throw error
@@ -98,7 +101,7 @@ final class PostgresSession {
         let connection = try await connected()
         do {
             let answer: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-            return try await Self.first(answer, unlessClosed: connection.closeFuture) {
+            return try await Self.first(answer, unlessClosed: closing) {
                 connection.close().whenComplete { _ in }
             }.get().rows
         } catch {
@@ -120,9 +123,9 @@ final class PostgresSession {
         var description: String { "the connection to the database closed before the statement was answered; connecting again" }
     }
 
-    /// `answer`, or a failure as soon as `closed` completes (the connection closed) or
-    /// `limit` passes, whichever comes first; `onTimeout` runs on the timeout (before the wait ends), `late` with a
-    /// value that comes after the wait gave up. The result always completes: PostgresNIO never
+    /// `answer`, or a failure as soon as `closing` sees its connection close or `limit` passes,
+    /// whichever comes first; `onTimeout` runs on the timeout (before the wait ends), `late` with
+    /// a value that comes after the wait gave up. The result always completes: PostgresNIO never
     /// answers a statement written to a connection that has closed (it reaches a pipeline whose
     /// handlers are gone and is dropped there), and no cancellation reaches it, so neither the
     /// statement alone nor a task group around it (which waits for every child) would end.
@@ -131,7 +134,7 @@ final class PostgresSession {
     /// before its connection closed completes first (its answer is read before the close is
     /// seen), so a `COMMIT` that was answered is never reported as failed.
     static func first<T: Sendable>(
-        _ answer: EventLoopFuture<T>, unlessClosed closed: EventLoopFuture<Void>?, within limit: TimeAmount = queryTimeout,
+        _ answer: EventLoopFuture<T>, unlessClosed closing: Closing?, within limit: TimeAmount = queryTimeout,
         onTimeout: @escaping @Sendable () -> Void, late: @escaping @Sendable (T) -> Void = { _ in }
     ) -> EventLoopFuture<T> {
         let eventLoop = answer.eventLoop
@@ -150,12 +153,48 @@ final class PostgresSession {
             timer.cancel()
             result.completeWith(outcome)
         }
-        closed?.whenComplete { _ in
+        closing?.whenClosed(on: eventLoop) {
             guard decided.take() else { return }
             timer.cancel()
             result.fail(ConnectionClosed())
         }
         return result.futureResult
+    }
+
+    /// A connection's close, for the waits of its statements: one callback on its close future
+    /// for as long as it lasts (a callback per statement would pile up there until the close),
+    /// which runs the wait in flight (one owner runs one statement at a time), or each wait at
+    /// once once it has closed. `whenClosed` registers on the connection's event loop, after the
+    /// answer's own callback, so an answer that came before the close is taken first.
+    final class Closing: Sendable {
+        private struct State {
+            var closed = false
+            var waiting: (@Sendable () -> Void)?
+        }
+
+        private let state = Mutex(State())
+
+        init(_ closed: EventLoopFuture<Void>) {
+            closed.whenComplete { [self] _ in
+                let waiting = state.withLock { state in
+                    state.closed = true
+                    defer { state.waiting = nil }
+                    return state.waiting
+                }
+                waiting?()
+            }
+        }
+
+        /// Runs `action` once the connection has closed, in place of the previous wait's.
+        func whenClosed(on eventLoop: any EventLoop, _ action: @escaping @Sendable () -> Void) {
+            eventLoop.execute { [self] in
+                let closed = state.withLock { state in
+                    if !state.closed { state.waiting = action }
+                    return state.closed
+                }
+                if closed { action() }
+            }
+        }
     }
 
     /// Whether a wait of `first` is decided: the first to take it completes the result.
@@ -168,9 +207,10 @@ final class PostgresSession {
     func drop() {
         guard let connection else { return }
         self.connection = nil
+        closing = nil
         // Kept until closed: a connection must not be freed open.
-        let closing: EventLoopFuture<Void> = connection.close()
-        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+        let closed: EventLoopFuture<Void> = connection.close()
+        closed.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// An `ERROR` of the server ends the statement and leaves the connection usable; a `FATAL`

@@ -129,7 +129,7 @@ extension ServePostgresTests {
         let connection = try #require(session.connection)
         let answer: EventLoopFuture<PostgresQueryResult> = connection.query("SELECT 1", logger: session.logger)
         await #expect(throws: PostgresSession.ConnectionClosed.self) {
-            try await PostgresSession.first(answer, unlessClosed: connection.closeFuture, onTimeout: {}).get()
+            try await PostgresSession.first(answer, unlessClosed: .init(connection.closeFuture), onTimeout: {}).get()
         }
     }
 
@@ -203,7 +203,7 @@ extension PostgresSession {
 
     @Test func anAnswerBeforeTheCloseIsTheAnswer() async throws {
         let answer = eventLoop.makePromise(of: Int.self), closed = eventLoop.makePromise(of: Void.self)
-        let waited = PostgresSession.first(answer.futureResult, unlessClosed: closed.futureResult, onTimeout: {})
+        let waited = PostgresSession.first(answer.futureResult, unlessClosed: .init(closed.futureResult), onTimeout: {})
         try await eventLoop.submit {
             answer.succeed(7)
             closed.succeed(())
@@ -213,10 +213,25 @@ extension PostgresSession {
 
     @Test func aCloseBeforeAnyAnswerEndsTheWait() async throws {
         let answer = eventLoop.makePromise(of: Int.self), closed = eventLoop.makePromise(of: Void.self)
-        let waited = PostgresSession.first(answer.futureResult, unlessClosed: closed.futureResult, onTimeout: {})
+        let waited = PostgresSession.first(answer.futureResult, unlessClosed: .init(closed.futureResult), onTimeout: {})
         closed.succeed(())
         await #expect(throws: PostgresSession.ConnectionClosed.self) { try await waited.get() }
         answer.succeed(7)
+    }
+
+    /// A connection's close holds one wait, the one in flight, not one per statement it ran
+    /// (those would pile up for as long as the connection lasts); one after the close runs at once.
+    @Test func aCloseRunsTheWaitInFlightOnlyAndALaterOneAtOnce() async throws {
+        let closed = eventLoop.makePromise(of: Void.self)
+        let closing = PostgresSession.Closing(closed.futureResult)
+        let ran = Mutex<[Int]>([])
+        closing.whenClosed(on: eventLoop) { ran.withLock { $0.append(1) } }
+        closing.whenClosed(on: eventLoop) { ran.withLock { $0.append(2) } }
+        try await eventLoop.submit { closed.succeed(()) }.get()
+        #expect(ran.withLock { $0 } == [2])
+        closing.whenClosed(on: eventLoop) { ran.withLock { $0.append(3) } }
+        try await eventLoop.submit {}.get()
+        #expect(ran.withLock { $0 } == [2, 3])
     }
 
     @Test func noAnswerWithinTheLimitEndsTheWaitAndALateValueIsHandedBack() async throws {
