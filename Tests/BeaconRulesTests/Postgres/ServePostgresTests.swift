@@ -10,8 +10,10 @@ import Testing
 /// apply each device's events as one replay would; kill -9 of one loses and doubles nothing; a
 /// database restart costs errors, never a false ok, and no restart of `serve`.
 ///
-/// Serialized: one test restarts the cluster under the others' feet otherwise.
-@Suite("serve: PostgreSQL", .serialized, .postgresCluster)
+/// Serialized: one test restarts the cluster under the others' feet otherwise. Each test has a
+/// time limit (generous: a limit, not a measurement), so that a hang fails the test instead of
+/// stalling the run; the wait a test is stuck in must end when the test is cancelled.
+@Suite("serve: PostgreSQL", .serialized, .postgresCluster, .timeLimit(.minutes(5)))
 struct ServePostgresTests {
     @Test func oneInstanceAnswersAsReplayAndResendsGetTheSameBytes() async throws {
         let cluster = try PostgresCluster.shared()
