@@ -112,10 +112,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // `replay`'s input and output (line reader, record and error writers) and `replay --jobs N`:
-        // the events shared out by device over N engines, the records written in input order.
-        .target(name: "BeaconRulesReplay", dependencies: ["BeaconRules"], swiftSettings: strict),
-        // The command line: a thin shell around the library.
+        // `replay`: its input (line reader, recorded scans) and output (record and error writers),
+        // the one-engine driver (in memory or on a state file; a database through a protocol) and `replay --jobs N`: the
+        // events shared out by device over N engines, the records written in input order.
+        .target(name: "BeaconRulesReplay", dependencies: ["BeaconRules", "BeaconRulesStore", "CZlib"], swiftSettings: strict),
+        // The command line: options, loading and exit codes around the library targets.
         .executableTarget(
             name: "beaconrules",
             dependencies: [

@@ -21,7 +21,7 @@ struct BlockReader {
     private var reading = true
     /// Where the first sighting is (the index of its source and its line number), when every
     /// source up to it can be read again: the shards stop there and one engine replays the
-    /// input from the start, writing from that line on (`Replay.run`).
+    /// input from the start, writing from that line on (`Replay.runOnMain`, then `OneEngineReplay`).
     private(set) var oneJobFrom: (source: Int, line: Int)?
     /// Whether every source so far is a regular file (stdin included), which can be read again.
     private var rereadable = true

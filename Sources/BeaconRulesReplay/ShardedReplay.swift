@@ -13,7 +13,7 @@ import Glibc
 /// writer the block's plan (which shard has which line). Lines it cannot route are refused here,
 /// in their place. Every queue holds at most `depth` blocks, so memory is flat in the number of
 /// events. Only for input that is applied per device: no `--state` (one writer of the file), no
-/// presence layer (its clock and exclusive zones span devices); `Replay.run` decides.
+/// presence layer (its clock and exclusive zones span devices); `ShardedReplay.jobs` decides.
 package struct ShardedReplay {
     let jobs: Int
     let sources: [String]
@@ -62,7 +62,7 @@ package struct ShardedReplay {
         /// Lines refused with a JSON error on stderr.
         package var rejectedLines = 0
         /// The first sighting's source (index) and line: the records before it are written, and
-        /// the rest is for one engine (`Replay.run`).
+        /// the rest is for one engine (`Replay.runOnMain`, then `OneEngineReplay`).
         package var oneJobFrom: (source: Int, line: Int)?
     }
 

@@ -27,7 +27,7 @@ extension Replay {
         }
         let read = inputs
         let rejected = try Self.waiting { try await AppsReplay(apps: apps).replay(read) }
-        try finish(Outcome(), rejected: rejected)
+        try finish(ReplayOutcome(), rejected: rejected)
     }
 
     /// Runs `work` on the cooperative pool and waits for it here (replay is a synchronous command;

@@ -8,11 +8,13 @@ import Testing
 struct ConsoleBrowserTests {
     static let entranceExitDE = #"{"id":"e-1","device":"d-42","type":"exit","beacon":"b9407f30f5f8466eaff925556b57fe6d0010000001","time":"2026-06-05T17:30:00+02:00","locale":"de-DE"}"#
 
-    /// A copy of the museum campaigns, and `http --console` on it.
+    /// A copy of the museum campaigns, and `http --console` on it, started in the copy's folder
+    /// with `--campaigns museum`: the pages show the files as given (`museum/01-visit.json`), so
+    /// the screenshots are the same from one run to the next.
     static func museum(_ extra: [String] = []) async throws -> (server: ServerProcess, campaigns: String) {
         let folder = Paths.temporaryDirectory()
         try FileManager.default.copyItem(atPath: Paths.repo("Campaigns/museum"), toPath: folder + "/museum")
-        let server = try await ServerProcess.start(["--console", "--campaigns", folder + "/museum", "--locales", Paths.locales] + extra, command: "http")
+        let server = try await ServerProcess.start(["--console", "--campaigns", "museum", "--locales", Paths.locales] + extra, directory: folder, command: "http")
         return (server, folder + "/museum")
     }
 

@@ -1,4 +1,3 @@
-import BeaconRulesReplay
 import CZlib
 #if canImport(Glibc)
 import Glibc
@@ -6,9 +5,9 @@ import Glibc
 
 /// Reads a whole file, gunzipping it when it is gzip (zlib passes plain files through unchanged),
 /// so recorded scans can be given as they are stored (`.json.gz`) or already unpacked.
-enum CompressedFile {
+package enum CompressedFile {
     /// The file's (decompressed) bytes; `-` reads stdin.
-    static func read(_ path: String) throws(ReadError) -> [UInt8] {
+    package static func read(_ path: String) throws(ReadError) -> [UInt8] {
         let file: gzFile?
         if path == "-" { file = gzdopen(dup(0), "rb") } else { file = gzopen(path, "rb") }
         guard let file else { throw ReadError(reason: "\(path): cannot open: \(String(cString: strerror(errno)))") }
