@@ -72,11 +72,12 @@ public struct StateStorage: Sendable {
 /// services are built, before any call).
 final class SharedStateFile: @unchecked Sendable {
     let store: SQLiteStateStore
-    private var open: Int
+    /// The apps' services that have not closed yet.
+    private var serving: Int
 
     private init(store: SQLiteStateStore, apps: Int) {
         self.store = store
-        open = apps
+        serving = apps
     }
 
     /// The apps `ids` in the file at `path`, each given a number when new.
@@ -99,7 +100,7 @@ final class SharedStateFile: @unchecked Sendable {
 
     /// One app's service is done with the file: the last one closes it.
     func close() {
-        open -= 1
-        if open == 0 { store.close() }
+        serving -= 1
+        if serving == 0 { store.close() }
     }
 }

@@ -209,3 +209,26 @@ struct StateAppsTests {
         #expect(try AppsTrace.snapshot(state, app: "default").answers == 0)
     }
 }
+
+/// `beaconrules console --apps FILE`: the standalone console lists the file's apps, and each
+/// app's pages show only its campaigns and its results.
+@Suite("console --apps")
+struct ConsoleAppsTests {
+    @Test func theConsoleListsTheAppsAndEachAppsPagesAreItsOwn() async throws {
+        let state = Paths.temporaryDirectory() + "/apps.db"
+        let server = try await ServerProcess.start(["--apps", AppsTrace.file, "--state", state], command: "console")
+        defer { Task { await server.stop() } }
+        let base = "127.0.0.1:\(server.port)"
+        let list = try HTTPFrontTests.curl(["-sS", base + "/"])
+        #expect(list.contains(#"href="/apps/museum/""#) && list.contains(#"href="/apps/gallery/""#), "\(list)")
+        let gallery = try HTTPFrontTests.curl(["-sS", base + "/apps/gallery/"])
+        #expect(gallery.contains("gallery-hello") && !gallery.contains("museum-welcome"))
+        let museum = try HTTPFrontTests.curl(["-sS", base + "/apps/museum/"])
+        #expect(museum.contains("museum-welcome") && !museum.contains("gallery-hello"))
+        let results = try HTTPFrontTests.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", base + "/apps/gallery/results"])
+        #expect(results == "200")
+        server.signal(SIGTERM)
+        #expect(await server.waitForExit() == 0)
+        #expect(try CommandRunner.run(["state", "apps", "--state", state]).stdout == "default\nmuseum\ngallery\n")
+    }
+}
