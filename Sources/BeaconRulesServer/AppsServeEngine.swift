@@ -53,37 +53,6 @@ final class AppsServeEngine: ServeEngine, @unchecked Sendable {
     func close() { closeState() }
 }
 
-/// `serve --apps --state postgres://...`: each app its own `SharedOwnerLoop` on a store of its own
-/// (its connection), run by an `AppsSharedRunner` made on the owner's thread as it starts, as
-/// `SharedServeEngine` runs one. `@unchecked Sendable`: as `SharedServeEngine`.
-final class AppsSharedServeEngine<Store: SuppressionStore & SharedStateLog>: ServeEngine, @unchecked Sendable {
-    private var loops: [SharedOwnerLoop<Store>]?
-    private let unnamed: ServeMetrics
-    private var runner: AppsSharedRunner<Store>?
-
-    init(_ loops: [SharedOwnerLoop<Store>], unnamed: ServeMetrics) {
-        self.loops = loops
-        self.unnamed = unnamed
-    }
-
-    func start(on executor: UnownedSerialExecutor) {
-        guard let loops else { return }
-        self.loops = nil
-        runner = AppsSharedRunner(loops: loops, unnamed: unnamed, executor: executor)
-    }
-
-    private var started: AppsSharedRunner<Store> {
-        guard let runner else { preconditionFailure("the apps' database engine used before the owner's thread started it") }
-        return runner
-    }
-
-    var isIdle: Bool { started.assumeIsolated { $0.isIdle } }
-    var isBusy: Bool { started.assumeIsolated { $0.isDraining } }
-    func apply(_ jobs: [EngineOwner.Job]) { started.assumeIsolated { $0.take(jobs) } }
-    func tick() { started.assumeIsolated { $0.tick() } }
-    func close() { started.assumeIsolated { $0.close() } }
-}
-
 /// Runs the apps' `SharedOwnerLoop`s on the owner's thread, as `SharedOwnerRunner` runs one: jobs
 /// taken in arrival order and applied one drain at a time; in a drain, each app's runs go through
 /// its loop in transactions (at most `SharedOwnerSteps.linesPerTransaction` lines each, its reloads

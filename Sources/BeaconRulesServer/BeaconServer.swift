@@ -144,7 +144,10 @@ package actor BeaconServer: Service {
                 format: configuration.format, presence: app.presence, retention: configuration.retention,
                 logger: Self.logger(logger, app: app.id), metrics: metrics[index]))
         }
-        let owner = EngineOwner(apps: AppsSharedServeEngine(loops, unnamed: unnamed))
+        // Each app on a store of its own, run by one runner on the owner's thread.
+        let owner = EngineOwner(apps: SharedServeEngine(loops) { loops, executor in
+            AppsSharedRunner(loops: loops, unnamed: unnamed, executor: executor)
+        })
         self.init(configuration: configuration, apps: apps, owner: owner, metrics: metrics, unnamed: unnamed, logger: logger, onListening: onListening)
     }
 

@@ -81,9 +81,10 @@ package final class EngineOwner: SerialExecutor, Sendable {
         campaigns: CampaignSet, locales: LocaleTable, shared store: sending Store, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        engine = SharedServeEngine(SharedOwnerLoop(
+        let loop = SharedOwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), store: store,
-            format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+            format: format, presence: settings, retention: retention, logger: logger, metrics: metrics)
+        engine = SharedServeEngine(loop) { loop, executor in SharedOwnerRunner(loop: loop, executor: executor) }
         inlineEngine = nil
         inline = nil
     }

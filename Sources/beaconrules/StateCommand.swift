@@ -20,7 +20,7 @@ struct StateCommand: ParsableCommand {
         @OptionGroup var stateOptions: StateOptions
 
         func runOnMain() async throws {
-            do throws(StoreError) {
+            try await StateCommand.reportingErrors { () throws(StoreError) in
                 guard case .postgres(let location) = try stateOptions.location() else {
                     throw StoreError(path: stateOptions.state ?? "--state", message: "not a PostgreSQL URL; migrate upgrades a database postgres://USER@HOST:PORT/DB (a state file is upgraded when opened)")
                 }
@@ -29,9 +29,6 @@ struct StateCommand: ParsableCommand {
                     ? "\(location): schema version \(found), up to date\n"
                     : "\(location): schema version \(found) upgraded to \(PostgresSchema.version)\n"
                 OutputSink(fd: 1).write(Array(message.utf8))
-            } catch {
-                StandardError.write("beaconrules: \(error)\n")
-                throw ExitCode(2)
             }
         }
     }
@@ -64,7 +61,7 @@ struct StateCommand: ParsableCommand {
 
         func runOnMain() async throws {
             let logger = Logger(label: "beaconrules.state")
-            do throws(StoreError) {
+            try await StateCommand.reportingErrors { () throws(StoreError) in
                 let target = try StateLocation(to, passwordFile: statePasswordFile)
                 let origin = try StateLocation(from, passwordFile: statePasswordFile)
                 guard origin.exists else {
@@ -100,9 +97,6 @@ struct StateCommand: ParsableCommand {
                 let what = app.map { id in "app \"\(id)\"" + (asID.map { $0 == id ? "" : " as \"\($0)\"" } ?? "") + " (\(total.summary))" }
                     ?? total.summary + (exports.count > 1 ? " of \(exports.count) apps" : "")
                 OutputSink(fd: 1).write(Array("copied \(what) to \(target)\n".utf8))
-            } catch {
-                StandardError.write("beaconrules: \(error)\n")
-                throw ExitCode(2)
             }
         }
     }
@@ -114,14 +108,8 @@ struct StateCommand: ParsableCommand {
         @OptionGroup var stateOptions: StateOptions
 
         func runOnMain() async throws {
-            do throws(StoreError) {
-                let state = try await StateCommand.existing(stateOptions)
-                defer { state.close() }
-                let ids = try await state.appIDs()
-                OutputSink(fd: 1).write(Array(ids.map { $0 + "\n" }.joined().utf8))
-            } catch {
-                StandardError.write("beaconrules: \(error)\n")
-                throw ExitCode(2)
+            try await StateCommand.onExisting(stateOptions) { state throws(StoreError) in
+                OutputSink(fd: 1).write(Array(try await state.appIDs().map { $0 + "\n" }.joined().utf8))
             }
         }
     }
@@ -136,15 +124,28 @@ struct StateCommand: ParsableCommand {
         var app: String
 
         func runOnMain() async throws {
-            do throws(StoreError) {
-                let state = try await StateCommand.existing(stateOptions)
-                defer { state.close() }
+            try await StateCommand.onExisting(stateOptions) { state throws(StoreError) in
                 let counts = try await state.dropApp(app)
                 OutputSink(fd: 1).write(Array("dropped app \"\(app)\" (\(counts.summary)) from \(try stateOptions.location().map(\.description) ?? "")\n".utf8))
-            } catch {
-                StandardError.write("beaconrules: \(error)\n")
-                throw ExitCode(2)
             }
+        }
+    }
+
+    /// Runs `work`; what goes wrong is said on stderr and ends the command with exit 2.
+    @MainActor static func reportingErrors(_ work: @MainActor () async throws(StoreError) -> Void) async throws(ExitCode) {
+        do { try await work() } catch {
+            StandardError.write("beaconrules: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Runs `work` on the state `options` names, which must exist, opened for upkeep and closed
+    /// after; as `reportingErrors`.
+    @MainActor static func onExisting(_ options: StateOptions, _ work: @MainActor (OpenState) async throws(StoreError) -> Void) async throws(ExitCode) {
+        try await reportingErrors { () throws(StoreError) in
+            let state = try await existing(options)
+            defer { state.close() }
+            try await work(state)
         }
     }
 
