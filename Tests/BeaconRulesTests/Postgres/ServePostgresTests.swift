@@ -179,12 +179,12 @@ struct ServePostgresTests {
 
         let migrated = try CommandRunner.run(["state", "migrate", "--state", url])
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("schema version 1 upgraded to 3"))
-        #expect(try cluster.psql("migrate", "SELECT version FROM beaconrules_schema") == "3\n")
+        #expect(migrated.stdout.contains("schema version 1 upgraded to 4"))
+        #expect(try cluster.psql("migrate", "SELECT version FROM beaconrules_schema") == "4\n")
         #expect(try cluster.psql("migrate", "SELECT count(*) FROM pg_indexes WHERE indexname = 'answered_at'") == "1\n")
 
         let again = try CommandRunner.run(["state", "migrate", "--state", url])
-        #expect(again.stdout.contains("schema version 3, up to date"))
+        #expect(again.stdout.contains("schema version 4, up to date"))
     }
 
     @Test func copyMovesAnSQLiteStateAndServeAnswersResendsAsBefore() async throws {
