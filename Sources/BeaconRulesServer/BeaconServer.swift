@@ -145,9 +145,7 @@ package actor BeaconServer: Service {
                 logger: Self.logger(logger, app: app.id), metrics: metrics[index]))
         }
         // Each app on a store of its own, run by one runner on the owner's thread.
-        let owner = EngineOwner(apps: SharedServeEngine(loops) { loops, executor in
-            AppsSharedRunner(loops: loops, unnamed: unnamed, executor: executor)
-        })
+        let owner = EngineOwner(apps: SharedServeEngine(SharedAppLoops(loops, unnamed: unnamed)))
         self.init(configuration: configuration, apps: apps, owner: owner, metrics: metrics, unnamed: unnamed, logger: logger, onListening: onListening)
     }
 

@@ -84,7 +84,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
         let loop = SharedOwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), store: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics)
-        engine = SharedServeEngine(loop) { loop, executor in SharedOwnerRunner(loop: loop, executor: executor) }
+        engine = SharedServeEngine(loop)
         inlineEngine = nil
         inline = nil
     }

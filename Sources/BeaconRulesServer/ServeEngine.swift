@@ -65,44 +65,26 @@ final class SQLiteServeEngine: OwnerLoopEngine, @unchecked Sendable {
     init(_ loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>) { self.loop = loop }
 }
 
-/// An actor on the owner's executor that applies the jobs it takes in transactions awaited there,
-/// one drain at a time: `SharedOwnerRunner` (one app's `SharedOwnerLoop`) and `AppsSharedRunner`
-/// (one per app, `serve --apps`).
-protocol OwnerRunner: Actor {
-    /// Nothing is pending on the clock.
-    var isIdle: Bool { get }
-    /// A drain is running (a transaction may be awaiting the database).
-    var isDraining: Bool { get }
-    func take(_ jobs: [EngineOwner.Job])
-    func tick()
-    func close()
-}
-
-extension SharedOwnerRunner: OwnerRunner {}
-extension AppsSharedRunner: OwnerRunner {}
-
 /// `serve --state postgres://...`: the `SharedOwnerLoop` (or, with apps, the loops) on the
 /// database's stores (made by BeaconRulesPostgres, so that the server compiles no database
 /// driver), run by a runner made on the owner's thread as it starts. `@unchecked Sendable`:
 /// `loop` is handed to the runner once, on that thread, and `runner` is read only there (every
 /// call below is the owner thread's).
-final class SharedServeEngine<Loop, Runner: OwnerRunner>: ServeEngine, @unchecked Sendable {
-    private var loop: Loop?
-    private let makeRunner: (sending Loop, UnownedSerialExecutor) -> Runner
-    private var runner: Runner?
+final class SharedServeEngine<Drain: SharedDrain>: ServeEngine, @unchecked Sendable {
+    private var loop: Drain?
+    private var runner: SharedOwnerRunner<Drain>?
 
-    init(_ loop: Loop, runner: @escaping (sending Loop, UnownedSerialExecutor) -> Runner) {
+    init(_ loop: Drain) {
         self.loop = loop
-        makeRunner = runner
     }
 
     func start(on executor: UnownedSerialExecutor) {
         guard let loop else { return }
         self.loop = nil
-        runner = makeRunner(loop, executor)
+        runner = SharedOwnerRunner(loop, executor: executor)
     }
 
-    private var started: Runner {
+    private var started: SharedOwnerRunner<Drain> {
         guard let runner else { preconditionFailure("the database's engine used before the owner's thread started it") }
         return runner
     }
