@@ -35,6 +35,9 @@ public actor RulesService: Service {
     public private(set) var catalog: RulesCatalog
     /// How many catalogs were swapped in since the start (the console's pages follow it).
     package private(set) var loads = 0
+    /// The campaigns and locales in use with the number of their load (0: the first; each reload
+    /// counts one), read together: what was derived from a catalog holds while the number does.
+    package var loadedCatalog: (catalog: RulesCatalog, load: Int) { (catalog, loads) }
     private var closed = false
 
     /// Loads the campaigns and locales (throwing `CampaignLoadError` with every error, as the
