@@ -181,8 +181,11 @@ package final class SQLiteStateStore: SuppressionStore {
         forgetAnswersThrough = try db.prepare("DELETE FROM answered WHERE rowid <= ?1")
         oldestOutbox = try db.prepare("SELECT seq, at FROM outbox ORDER BY seq LIMIT ?1")
         forgetOutboxThrough = try db.prepare("DELETE FROM outbox WHERE seq <= ?1")
+        // `app = ?` and the row value on the rest of the key, so that the search starts at the
+        // cursor: `(app, device, campaign) > (...) AND app = ?` searched by `app` alone and read
+        // every row before the cursor on each step (twice the CPU per event at 2,000 events/s).
         sweepFirings = try db.prepare("""
-            SELECT device, campaign, time FROM firing WHERE (app, device, campaign) > (?4, ?1, ?2) AND app = ?4
+            SELECT device, campaign, time FROM firing WHERE app = ?4 AND (device, campaign) > (?1, ?2)
             ORDER BY app, device, campaign LIMIT ?3
             """)
         deleteFiring = try db.prepare("DELETE FROM firing WHERE app = ?3 AND device = ?1 AND campaign = ?2")
