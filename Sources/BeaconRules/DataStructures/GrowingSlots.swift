@@ -1,0 +1,270 @@
+/// A slot of a `GrowingSlots` table: a key's hash and what the table's owner keeps with it, or
+/// one of two markers, `empty` (no key ever sat here in this table) and `removed` (a key left a
+/// table that is being emptied; it only ever appears there).
+package protocol GrowingSlot: Sendable {
+    /// The hash the slot's home is taken from (its low bits).
+    var hash: UInt64 { get }
+    /// No key: a probe stops here.
+    var isEmpty: Bool { get }
+    /// A key removed from the table being emptied: a probe goes on past it.
+    var isRemoved: Bool { get }
+    static var empty: Self { get }
+    static var removed: Self { get }
+}
+
+/// The slots of an open-addressing table (linear probing from the slot the hash's low bits name,
+/// power-of-two sizes, at most 5/8 full) that grows without a pause: doubling a table of a
+/// million keys at once (a new array, every key put again) held the owner of a table for tens of
+/// milliseconds, so here the doubling is spread over the inserts and removals that come after.
+///
+/// - From the moment the table is half full, each insert fills 16 slots of the next table (twice
+///   the size) with `empty`, so that the next table is ready, its memory touched a piece at a
+///   time, by the time this one is 5/8 full.
+/// - Then the next table takes the keys' inserts, and the old one is emptied into it 8 slots per
+///   insert or removal, from its first slot on. Until it is, a lookup that misses the new table
+///   looks in the old one, past the slots already moved (`moved`); a removal there leaves a
+///   `removed` marker (the old table is never changed otherwise, so its probe runs stay whole).
+///
+/// Every key is in exactly one of the two tables. The old table is gone after 1/16 of the new
+/// table's size in inserts and removals, long before the new one is half full, so there are never
+/// more than two. In the new table a removal moves back the slots after it in its probe run (no
+/// tombstone), as `LinearProbing.remove` does. Lookups cost one probe run, and a second only
+/// while a doubling is under way (for keys the first does not find).
+package struct GrowingSlots<Slot: GrowingSlot>: Sendable {
+    /// Where a key was found: a slot of the table (`old` false) or of the table being emptied.
+    package struct Place: Equatable, Sendable {
+        var old: Bool
+        var index: Int
+    }
+
+    /// The table keys are inserted into.
+    private var slots: [Slot]
+    private var mask: Int
+    /// The table before the last doubling, being emptied into `slots` (empty when none).
+    private var old: [Slot] = []
+    private var oldMask = 0
+    /// The slots of `old` below this are moved (or were empty): lookups there start above it.
+    private var moved = 0
+    /// The next table, being filled with `empty` (its capacity reserved when begun).
+    private var next: [Slot] = []
+    /// Keys held, in both tables.
+    package private(set) var count = 0
+
+    /// Slots of the old table moved per insert or removal.
+    static var movesPerStep: Int { 8 }
+    /// Slots of the next table filled per insert.
+    static var preparedPerInsert: Int { 16 }
+
+    /// Room for `count` keys before the first doubling begins (at least 1,024 slots).
+    package init(minimumCapacity count: Int = 0) {
+        var size = 1024
+        while size < count * 2 { size *= 2 }
+        slots = Array(repeating: Slot.empty, count: size)
+        mask = size - 1
+    }
+
+    /// Whether a doubling is under way: the next table is being filled, or the old one emptied.
+    package var isGrowing: Bool { !old.isEmpty || next.capacity > 0 }
+
+    /// The slot count of the table keys go to.
+    package var capacity: Int { slots.count }
+
+    /// The first slot from the home of `hash` that `matches`, in the table and then in the old
+    /// one; nil when none does. `matches` sees only slots holding keys.
+    @inline(__always)
+    package func find(hash: UInt64, where matches: (Slot) -> Bool) -> Slot? {
+        if let i = Self.probe(slots, mask: mask, hash: hash, from: 0, matches) { return slots[i] }
+        if old.isEmpty { return nil }
+        return Self.probe(old, mask: oldMask, hash: hash, from: moved, matches).map { old[$0] }
+    }
+
+    /// `find`, as a place that `self[place]` reads and changes and `remove(at:)` removes.
+    @inline(__always)
+    package func place(hash: UInt64, where matches: (Slot) -> Bool) -> Place? {
+        if let i = Self.probe(slots, mask: mask, hash: hash, from: 0, matches) { return Place(old: false, index: i) }
+        if old.isEmpty { return nil }
+        return Self.probe(old, mask: oldMask, hash: hash, from: moved, matches).map { Place(old: true, index: $0) }
+    }
+
+    /// The slot at a place `place(hash:where:)` gave (and nothing changed since). A slot set
+    /// here must keep its hash and hold a key.
+    package subscript(place: Place) -> Slot {
+        get { place.old ? old[place.index] : slots[place.index] }
+        set { if place.old { old[place.index] = newValue } else { slots[place.index] = newValue } }
+    }
+
+    /// Linear probing from the home of `hash`; slots below `from` (moved out of a table being
+    /// emptied) and removed ones are passed by.
+    @inline(__always)
+    private static func probe(_ table: [Slot], mask: Int, hash: UInt64, from: Int, _ matches: (Slot) -> Bool) -> Int? {
+        table.withUnsafeBufferPointer { s in
+            var i = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let slot = s[i]
+                if slot.isEmpty { return nil }
+                if i >= from && !slot.isRemoved && matches(slot) { return i }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
+    /// Reads the home slot of `hash` in the table and returns a word of it, changing nothing
+    /// (see `NumberingTable.touch`).
+    @inline(__always)
+    package func touch(hash: UInt64) -> UInt64 {
+        slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: hash) & mask].hash }
+    }
+
+    /// Adds a slot whose key is in neither table; a step of the doubling under way first.
+    package mutating func insert(_ slot: Slot) {
+        grow()
+        Self.put(slot, into: &slots, mask: mask)
+        count += 1
+    }
+
+    /// Removes the key at `place` (found since the last change); then a step of the doubling.
+    package mutating func remove(at place: Place) {
+        if place.old {
+            old[place.index] = Slot.removed
+        } else {
+            Self.remove(at: place.index, from: &slots, mask: mask)
+        }
+        count -= 1
+        if !old.isEmpty { moveStep() }
+    }
+
+    /// Every slot holding a key, in no particular order.
+    package func forEach(_ body: (Slot) -> Void) {
+        for slot in slots where !slot.isEmpty { body(slot) }
+        for i in moved..<old.count where !old[i].isEmpty && !old[i].isRemoved { body(old[i]) }
+    }
+
+    /// The doubling's step before an insert: begin filling the next table once this one is half
+    /// full, fill a piece of it, switch to it once full, and move a piece of the old table. Past
+    /// 3/4 full with the next table not ready (never, by the counts above; kept as a bound) the
+    /// doubling is done at once.
+    private mutating func grow() {
+        if !old.isEmpty { moveStep() }
+        let size = slots.count
+        if next.capacity == 0 {
+            guard count + 1 > size / 2 else { return }
+            if !old.isEmpty {
+                guard (count + 1) * 4 > size * 3 else { return }
+                while !old.isEmpty { moveStep() }
+            }
+            next.reserveCapacity(2 * size)
+        }
+        let left = 2 * size - next.count
+        let piece = (count + 1) * 4 > size * 3 ? left : min(left, Self.preparedPerInsert)
+        next.append(contentsOf: repeatElement(Slot.empty, count: piece))
+        if next.count == 2 * size {
+            if !old.isEmpty { while !old.isEmpty { moveStep() } }
+            old = slots
+            oldMask = mask
+            moved = 0
+            slots = next
+            mask = slots.count - 1
+            next = []
+        }
+    }
+
+    /// Moves the next `movesPerStep` slots of the old table into the table; frees the old table
+    /// once all are.
+    private mutating func moveStep() {
+        let end = min(old.count, moved + Self.movesPerStep)
+        while moved < end {
+            let slot = old[moved]
+            moved += 1
+            if !slot.isEmpty && !slot.isRemoved { Self.put(slot, into: &slots, mask: mask) }
+        }
+        if moved == old.count {
+            old = []
+            oldMask = 0
+            moved = 0
+        }
+    }
+
+    /// Puts `slot` in the first empty slot from its home.
+    private static func put(_ slot: Slot, into table: inout [Slot], mask: Int) {
+        var i = Int(truncatingIfNeeded: slot.hash) & mask
+        while !table[i].isEmpty { i = (i + 1) & mask }
+        table[i] = slot
+    }
+
+    /// Empties slot `i` and moves back the slots after it in its probe run that may not stay
+    /// where they are (each must remain reachable from its home), so that no tombstone is needed.
+    private static func remove(at i: Int, from table: inout [Slot], mask: Int) {
+        var hole = i
+        var j = i
+        while true {
+            j = (j + 1) & mask
+            if table[j].isEmpty { break }
+            let home = Int(truncatingIfNeeded: table[j].hash) & mask
+            // The slot at j may move into the hole unless its home lies cyclically in (hole, j].
+            let stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j)
+            if !stays {
+                table[hole] = table[j]
+                hole = j
+            }
+        }
+        table[hole] = Slot.empty
+    }
+}
+
+/// A map from 64-bit keys (hashes already, such as the delivery ledger's record id hashes) to
+/// 32-bit values (at least 0), in `GrowingSlots`: it grows without a pause. A slot is 16 bytes;
+/// its home comes from the key mixed with a seed drawn once per process, so keys chosen to share
+/// their low bits do not share a probe run.
+struct GrowingIndex: Sendable {
+    private struct Slot: GrowingSlot {
+        static let empty = Slot(key: 0, value: -1)
+        static let removed = Slot(key: 0, value: -2)
+        var key: UInt64
+        var value: Int32
+        var hash: UInt64 { GrowingIndex.mix(key) }
+        var isEmpty: Bool { value == -1 }
+        var isRemoved: Bool { value == -2 }
+    }
+
+    private static let seed = UInt64.random(in: 0...UInt64.max)
+
+    /// A bijection of 64-bit words (the finalizer of SplitMix64) of the key and the seed.
+    @inline(__always)
+    static func mix(_ key: UInt64) -> UInt64 {
+        var z = key ^ seed
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+
+    private var slots = GrowingSlots<Slot>()
+
+    init() {}
+
+    /// Keys held.
+    var count: Int { slots.count }
+
+    /// Whether a doubling is under way (for tests).
+    var isGrowing: Bool { slots.isGrowing }
+
+    /// The key's value, nil when it is not held; setting nil removes the key.
+    subscript(key: UInt64) -> Int32? {
+        get { slots.find(hash: Self.mix(key)) { $0.key == key }?.value }
+        set {
+            let place = slots.place(hash: Self.mix(key)) { $0.key == key }
+            switch (place, newValue) {
+            case (let place?, let value?): slots[place].value = value
+            case (let place?, nil): slots.remove(at: place)
+            case (nil, let value?):
+                precondition(value >= 0, "a value of a GrowingIndex is at least 0")
+                slots.insert(Slot(key: key, value: value))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    /// Every key and its value, in no particular order.
+    func forEach(_ body: (_ key: UInt64, _ value: Int32) -> Void) {
+        slots.forEach { body($0.key, $0.value) }
+    }
+}
