@@ -48,10 +48,19 @@ public struct PresenceLayer: Sendable {
     /// The thresholds and timings the layer applies.
     public let settings: PresenceSettings
     var campaigns: CampaignSet
+    /// The slot of each (device, beacon) pair held.
     var keyIndex: [PresenceKey: Int] = [:]
-    /// Every (device, beacon) pair tracked, in the order first seen.
-    public internal(set) var keys: [PresenceKey] = []
+    /// The pairs by slot. A forgotten pair's slot is free (`serials` -1, in `freeSlots`) until a
+    /// new pair takes it, so forgetting a pair moves no other (`forgetIdlePairs`).
+    var pairKeys: [PresenceKey] = []
+    /// Each slot's tracker (a free slot's is new).
     package internal(set) var trackers: [PresenceTracker] = []
+    /// Each slot's place in the order pairs were first seen (-1: a free slot): timers due at the
+    /// same time fire in that order, and a timer set for a pair since forgotten is known by it.
+    var serials: [Int] = []
+    var nextSerial = 0
+    /// Free slots, the last freed taken first.
+    var freeSlots: [Int] = []
     /// The earliest outstanding timer per key (`Int64.max`: none), so sightings do not pile timers up.
     var scheduledAt: [Int64] = []
     /// The stream's timers and reorder buffer.
@@ -81,13 +90,20 @@ public struct PresenceLayer: Sendable {
     var sweepAt = PresenceLayer.firstSweep
     /// The pairs held before idle ones are first looked for.
     package static let firstSweep = 4096
+    /// The slot the sweep under way goes on from (`forgetIdlePairs(at:limit:)`); nil when none is.
+    var sweepNext: Int?
+    /// Inputs taken since the clock last moved on (`advance(to:)`), which sizes the sweep's slice.
+    var addedSinceAdvance = 0
     /// Outputs not yet taken by the caller (`take()`).
     public private(set) var outputs: [PresenceOutput] = []
 
     struct Timer: Comparable, Sendable {
         var due: Int64
+        /// The pair's place in the order first seen (`serials`): ties go in that order, and a
+        /// timer whose slot no longer holds that pair is stale.
+        var serial: Int
         var key: Int
-        static func < (a: Timer, b: Timer) -> Bool { (a.due, a.key) < (b.due, b.key) }
+        static func < (a: Timer, b: Timer) -> Bool { (a.due, a.serial) < (b.due, b.serial) }
     }
 
     struct Buffered: Comparable, Sendable {
@@ -126,9 +142,12 @@ public struct PresenceLayer: Sendable {
     }
 
     /// The device's index; a device not seen before whose input is behind the stream gets a lane
-    /// (in replay: on a server, the clock says what is late).
+    /// (in replay: on a server, the clock says what is late). -1 on a server whose clock has moved
+    /// on with no lane open: no device gets a lane any more (lanes are only made before the first
+    /// clock), so names are not kept (they would grow with every device seen).
     private mutating func device(_ name: String, firstAt t: Int64) -> Int {
         if let index = deviceIndex[name] { return index }
+        if floor != Int64.min && lanes.isEmpty { return -1 }
         let index = register(name)
         if lanesPerDevice && floor == Int64.min && t < watermark { lanes[index] = PresenceLane() }
         return index
@@ -139,6 +158,7 @@ public struct PresenceLayer: Sendable {
     /// input is refused with a message saying so.
     public mutating func add(_ input: InputEvent) throws(PresenceError) {
         let t = input.time.milliseconds
+        addedSinceAdvance &+= 1
         var device = -1
         if lanesPerDevice {
             device = self.device(PresenceKey(of: input).device, firstAt: t)
@@ -211,7 +231,10 @@ public struct PresenceLayer: Sendable {
             releaseBehind(device, upTo: limit)
             fireBehind(device, through: limit)
         }
-        if keys.count >= sweepAt { forgetIdlePairs(at: watermark) }
+        if sweepNext != nil || keyIndex.count >= sweepAt {
+            forgetIdlePairs(at: watermark, limit: Swift.max(Self.sweepStep, Self.sweptPerInput &* addedSinceAdvance))
+        }
+        addedSinceAdvance = 0
     }
 
     /// The outputs produced so far, in order; the layer forgets them.
@@ -257,6 +280,8 @@ public struct PresenceLayer: Sendable {
     }
 
     private mutating func fire(_ timer: Timer) {
+        // Set for a pair forgotten since (its slot free, or another pair's now).
+        guard serials[timer.key] == timer.serial else { return }
         if scheduledAt[timer.key] == timer.due { scheduledAt[timer.key] = Int64.max }
         clock = Swift.max(clock, timer.due)
         resolve(timer.key, clock: timer.due)
@@ -305,7 +330,7 @@ public struct PresenceLayer: Sendable {
 
     private mutating func admit(_ pair: Int, id: String, at t: Int64) {
         let change = trackers[pair].admit(id: id, at: t)
-        trackers[pair].scheduleDwells(dwells(for: keys[pair].beacon))
+        trackers[pair].scheduleDwells(dwells(for: pairKeys[pair].beacon))
         emit(change, key: pair)
         resolve(pair, clock: t)
     }
@@ -319,13 +344,13 @@ public struct PresenceLayer: Sendable {
         }
         if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds), due < scheduledAt[index] {
             scheduledAt[index] = due
-            schedule(Timer(due: due, key: index))
+            schedule(Timer(due: due, serial: serials[index], key: index))
         }
     }
 
     /// A timer goes to the stream, or to the lane of its device while that is behind.
     private mutating func schedule(_ timer: Timer) {
-        if !lanes.isEmpty, let device = deviceIndex[keys[timer.key].device], lanes[device] != nil {
+        if !lanes.isEmpty, let device = deviceIndex[pairKeys[timer.key].device], lanes[device] != nil {
             lanes[device]!.timers.push(timer)
         } else {
             timers.push(timer)
@@ -333,7 +358,7 @@ public struct PresenceLayer: Sendable {
     }
 
     private mutating func emit(_ change: PresenceTracker.Change, key index: Int) {
-        let key = keys[index]
+        let key = pairKeys[index]
         let locale = trackers[index].locale
         switch change {
         case .enter(let id, let time):
@@ -347,13 +372,38 @@ public struct PresenceLayer: Sendable {
 
     private mutating func slot(for key: PresenceKey) -> Int {
         if let index = keyIndex[key] { return index }
-        let index = keys.count
+        return addPair(key, PresenceTracker(settings: settings))
+    }
+
+    /// Puts a new pair in a free slot (else a new one), next in the order first seen.
+    @discardableResult
+    mutating func addPair(_ key: PresenceKey, _ tracker: PresenceTracker) -> Int {
+        let index: Int
+        if let free = freeSlots.popLast() {
+            index = free
+            pairKeys[index] = key
+            trackers[index] = tracker
+            serials[index] = nextSerial
+            scheduledAt[index] = Int64.max
+        } else {
+            index = pairKeys.count
+            pairKeys.append(key)
+            trackers.append(tracker)
+            serials.append(nextSerial)
+            scheduledAt.append(Int64.max)
+        }
+        nextSerial += 1
         keyIndex[key] = index
-        keys.append(key)
-        trackers.append(PresenceTracker(settings: settings))
-        scheduledAt.append(Int64.max)
-        zones?.add(key, settings: settings)
+        zones?.add(key, pair: index, settings: settings)
         return index
+    }
+
+    /// Every (device, beacon) pair held, in the order first seen.
+    public var keys: [PresenceKey] { pairsInOrder.map { pairKeys[$0] } }
+
+    /// The slots holding pairs, in the order the pairs were first seen.
+    var pairsInOrder: [Int] {
+        serials.indices.filter { serials[$0] >= 0 }.sorted { serials[$0] < serials[$1] }
     }
 
     private mutating func dwells(for beacon: BeaconID) -> [Int64] {
@@ -374,8 +424,9 @@ public struct PresenceLayer: Sendable {
     mutating func rebuildZones() {
         guard let subject = settings.exclusiveZones else { return }
         var rebuilt = ExclusiveZones(subject: subject)
-        for (index, key) in keys.enumerated() {
-            rebuilt.add(key, settings: settings)
+        for index in pairsInOrder {
+            let key = pairKeys[index]
+            rebuilt.add(key, pair: index, settings: settings)
             let zone = rebuilt.zoneOf[index]
             if trackers[index].isInside && rebuilt.zones[zone].present == nil { rebuilt.zones[zone].present = index }
         }
@@ -387,11 +438,11 @@ public struct PresenceLayer: Sendable {
         timers = MinHeap<Timer>()
         for device in lanes.keys { lanes[device]!.timers = MinHeap<Timer>() }
         scheduledAt = Array(repeating: Int64.max, count: trackers.count)
-        for index in trackers.indices {
-            _ = register(keys[index].device)
+        for index in pairsInOrder {
+            _ = register(pairKeys[index].device)
             if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds) {
                 scheduledAt[index] = due
-                schedule(Timer(due: due, key: index))
+                schedule(Timer(due: due, serial: serials[index], key: index))
             }
         }
     }
