@@ -163,6 +163,8 @@ package final class MemoryStateLog: StateLog {
     package func loadLedger() -> DeliveryLedger { DeliveryLedger() }
     package func saveLedger(_ lines: [DeliveryLedger.Line]) {}
     package func loadPresence() -> [UInt8]? { nil }
+    /// The presence layer lives in the engine: no snapshot is kept, so none is made.
+    package var savesPresence: Bool { false }
     package func savePresence(_ snapshot: [UInt8]) {}
 
     package func appendOutbox(_ records: [UInt8]) {
