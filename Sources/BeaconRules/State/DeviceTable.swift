@@ -26,8 +26,9 @@ struct DeviceTable: Sendable {
     }
 
     private var slots = GrowingSlots<Slot>()
-    /// The ids by number; "" for a removed number not given out again yet.
-    private(set) var ids: [String] = []
+    /// The ids by number; "" for a removed number not given out again yet. In chunks, so that a
+    /// million ids are not copied when the array doubles.
+    private(set) var ids = ChunkedArray<String>(shift: 14)
     /// Removed numbers, to be given out again (the last first).
     private var free: [UInt32] = []
 
