@@ -36,8 +36,9 @@ public struct DeliveryLedger: Sendable {
 
     static let presented: UInt8 = 1, opened: UInt8 = 2, clicked: UInt8 = 4, dismissed: UInt8 = 8
 
-    /// Delivered notifications, each id once, in `index`.
-    var entries: [Entry] = []
+    /// Delivered notifications, each id once, in `index`. In chunks: a ledger of millions of
+    /// deliveries is not copied when it grows.
+    var entries = ChunkedArray<Entry>(shift: 14)
     /// Record id hash → entry; snoozed copies of a record map to the original's entry.
     var index = GrowingIndex()
     /// Deliveries not yet in `entries` and `index` (an id may repeat here): the hot path only
@@ -159,8 +160,7 @@ public struct DeliveryLedger: Sendable {
     /// Moves `unindexed` into `entries` and `index`; a repeated id keeps its first entry.
     mutating func catchUp() {
         if unindexed.isEmpty { return }
-        // `entries` grows geometrically on its own (an exact reserve per call would copy it every
-        // time); `index` a few slots per delivery.
+        // `entries` grows a chunk at a time, `index` a few slots per delivery.
         for pending in unindexed where index[pending.key] == nil {
             let next = Int32(entries.count)
             index[pending.key] = next
