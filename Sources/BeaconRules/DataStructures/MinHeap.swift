@@ -1,6 +1,8 @@
-/// A binary min-heap: the presence layer's timers and its reorder buffer.
+/// A binary min-heap: the presence layer's timers and its reorder buffer. Its items are in
+/// chunks (`ChunkedArray`), so that a heap of hundreds of thousands of buffered sightings grows
+/// without copying them all.
 struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
-    private(set) var items: [Element] = []
+    private(set) var items = ChunkedArray<Element>(shift: 12)
 
     var isEmpty: Bool { items.isEmpty }
     var count: Int { items.count }

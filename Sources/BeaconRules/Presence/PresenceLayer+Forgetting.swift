@@ -34,7 +34,7 @@ extension PresenceLayer {
             return
         }
         sweepNext = nil
-        sweepAt = Swift.max(Self.firstSweep, 2 * keyIndex.count)
+        sweepAt = Swift.max(Self.firstSweep, 2 * pairCount)
         // No lane is open and none will be (the clock has moved on): device names are not needed.
         if !deviceIndex.isEmpty { deviceIndex = [:] }
     }
@@ -49,7 +49,7 @@ extension PresenceLayer {
     /// Frees the slot of a pair: its key, tracker and zone place go; its timers are stale.
     private mutating func forgetPair(_ slot: Int) {
         let key = pairKeys[slot]
-        keyIndex[key] = nil
+        if let place = keyIndex.place(hash: Self.hash(key), where: { $0.slot == slot }) { keyIndex.remove(at: place) }
         zones?.remove(key, pair: slot, settings: settings)
         trackers[slot] = PresenceTracker(settings: settings)
         serials[slot] = -1

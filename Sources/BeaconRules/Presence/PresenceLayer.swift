@@ -48,13 +48,15 @@ public struct PresenceLayer: Sendable {
     /// The thresholds and timings the layer applies.
     public let settings: PresenceSettings
     var campaigns: CampaignSet
-    /// The slot of each (device, beacon) pair held.
-    var keyIndex: [PresenceKey: Int] = [:]
+    /// The slot of each (device, beacon) pair held, by the key's (seeded) hash: a table that
+    /// doubles a few slots per pair added or forgotten (`GrowingSlots`).
+    var keyIndex = GrowingSlots<PairSlot>()
     /// The pairs by slot. A forgotten pair's slot is free (`serials` -1, in `freeSlots`) until a
-    /// new pair takes it, so forgetting a pair moves no other (`forgetIdlePairs`).
-    var pairKeys: [PresenceKey] = []
+    /// new pair takes it, so forgetting a pair moves no other (`forgetIdlePairs`). In chunks, as
+    /// the trackers, so that growing never copies them all.
+    var pairKeys = ChunkedArray<PresenceKey>(shift: 12)
     /// Each slot's tracker (a free slot's is new).
-    package internal(set) var trackers: [PresenceTracker] = []
+    package internal(set) var trackers = ChunkedArray<PresenceTracker>(shift: 12)
     /// Each slot's place in the order pairs were first seen (-1: a free slot): timers due at the
     /// same time fire in that order, and a timer set for a pair since forgotten is known by it.
     var serials: [Int] = []
@@ -96,6 +98,32 @@ public struct PresenceLayer: Sendable {
     var addedSinceAdvance = 0
     /// Outputs not yet taken by the caller (`take()`).
     public private(set) var outputs: [PresenceOutput] = []
+
+    /// A pair's slot in `keyIndex`: the key's hash and the slot (`pairKeys[slot]` is compared);
+    /// -1 an empty slot, -2 a removed one.
+    struct PairSlot: GrowingSlot {
+        static let empty = PairSlot(hash: 0, slot: -1)
+        static let removed = PairSlot(hash: 0, slot: -2)
+        var hash: UInt64
+        var slot: Int
+        var isEmpty: Bool { slot == -1 }
+        var isRemoved: Bool { slot == -2 }
+    }
+
+    static func hash(_ key: PresenceKey) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(key)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// The slot of a pair held, nil when it is not.
+    func slot(of key: PresenceKey) -> Int? {
+        let hash = Self.hash(key)
+        return keyIndex.find(hash: hash) { $0.hash == hash && pairKeys[$0.slot] == key }?.slot
+    }
+
+    /// Pairs held.
+    var pairCount: Int { keyIndex.count }
 
     struct Timer: Comparable, Sendable {
         var due: Int64
@@ -231,7 +259,7 @@ public struct PresenceLayer: Sendable {
             releaseBehind(device, upTo: limit)
             fireBehind(device, through: limit)
         }
-        if sweepNext != nil || keyIndex.count >= sweepAt {
+        if sweepNext != nil || pairCount >= sweepAt {
             forgetIdlePairs(at: watermark, limit: Swift.max(Self.sweepStep, Self.sweptPerInput &* addedSinceAdvance))
         }
         addedSinceAdvance = 0
@@ -371,7 +399,7 @@ public struct PresenceLayer: Sendable {
     }
 
     private mutating func slot(for key: PresenceKey) -> Int {
-        if let index = keyIndex[key] { return index }
+        if let index = slot(of: key) { return index }
         return addPair(key, PresenceTracker(settings: settings))
     }
 
@@ -393,7 +421,7 @@ public struct PresenceLayer: Sendable {
             scheduledAt.append(Int64.max)
         }
         nextSerial += 1
-        keyIndex[key] = index
+        keyIndex.insert(PairSlot(hash: Self.hash(key), slot: index))
         zones?.add(key, pair: index, settings: settings)
         return index
     }
@@ -452,7 +480,7 @@ public struct PresenceLayer: Sendable {
 
     /// The tracker of `key`, if it was ever seen.
     package func tracker(_ key: PresenceKey) -> PresenceTracker? {
-        keyIndex[key].map { trackers[$0] }
+        slot(of: key).map { trackers[$0] }
     }
 }
 
