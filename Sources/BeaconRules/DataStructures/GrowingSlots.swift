@@ -131,12 +131,15 @@ package struct GrowingSlots<Slot: GrowingSlot>: Sendable {
     /// Linear probing from the home of `hash` in a table with no removed slot.
     @inline(__always)
     private static func probe(_ table: Table, hash: UInt64, _ matches: (Slot) -> Bool) -> Int? {
-        var i = Int(truncatingIfNeeded: hash) & table.mask
-        while true {
-            let slot = table[i]
-            if slot.isEmpty { return nil }
-            if matches(slot) { return i }
-            i = (i + 1) & table.mask
+        let mask = table.mask
+        return table.slots.withReader { slots in
+            var i = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let slot = slots[i]
+                if slot.isEmpty { return nil }
+                if matches(slot) { return i }
+                i = (i + 1) & mask
+            }
         }
     }
 
@@ -264,29 +267,20 @@ package struct GrowingSlots<Slot: GrowingSlot>: Sendable {
 }
 
 /// A map from 64-bit keys (hashes already, such as the delivery ledger's record id hashes) to
-/// 32-bit values (at least 0), in `GrowingSlots`: it grows without a pause. A slot is 16 bytes;
-/// its home comes from the key mixed with a seed drawn once per process, so keys chosen to share
-/// their low bits do not share a probe run.
-struct GrowingIndex: Sendable {
+/// 32-bit values, in `GrowingSlots`: it grows without a pause. A slot is 16 bytes; its home comes
+/// from the key mixed with a seed drawn once per process, so keys chosen to share their low bits
+/// do not share a probe run.
+struct GrowingIndex<Value: FixedWidthInteger & Sendable>: Sendable {
     private struct Slot: GrowingSlot {
-        static let empty = Slot(key: 0, value: -1)
-        static let removed = Slot(key: 0, value: -2)
+        static var empty: Slot { Slot(key: 0, value: 0, state: 0) }
+        static var removed: Slot { Slot(key: 0, value: 0, state: 2) }
         var key: UInt64
-        var value: Int32
-        var hash: UInt64 { GrowingIndex.mix(key) }
-        var isEmpty: Bool { value == -1 }
-        var isRemoved: Bool { value == -2 }
-    }
-
-    private static let seed = UInt64.random(in: 0...UInt64.max)
-
-    /// A bijection of 64-bit words (the finalizer of SplitMix64) of the key and the seed.
-    @inline(__always)
-    static func mix(_ key: UInt64) -> UInt64 {
-        var z = key ^ seed
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
+        var value: Value
+        /// 0 empty, 1 a key, 2 removed.
+        var state: UInt8
+        var hash: UInt64 { GrowingIndexSeed.mix(key) }
+        var isEmpty: Bool { state == 0 }
+        var isRemoved: Bool { state == 2 }
     }
 
     private var slots = GrowingSlots<Slot>()
@@ -295,28 +289,41 @@ struct GrowingIndex: Sendable {
 
     /// Keys held.
     var count: Int { slots.count }
+    var isEmpty: Bool { slots.count == 0 }
 
     /// Whether a doubling is under way (for tests).
     var isGrowing: Bool { slots.isGrowing }
 
     /// The key's value, nil when it is not held; setting nil removes the key.
-    subscript(key: UInt64) -> Int32? {
-        get { slots.find(hash: Self.mix(key)) { $0.key == key }?.value }
+    subscript(key: UInt64) -> Value? {
+        get { slots.find(hash: GrowingIndexSeed.mix(key)) { $0.key == key }?.value }
         set {
-            let place = slots.place(hash: Self.mix(key)) { $0.key == key }
+            let place = slots.place(hash: GrowingIndexSeed.mix(key)) { $0.key == key }
             switch (place, newValue) {
             case (let place?, let value?): slots[place].value = value
             case (let place?, nil): slots.remove(at: place)
-            case (nil, let value?):
-                precondition(value >= 0, "a value of a GrowingIndex is at least 0")
-                slots.insert(Slot(key: key, value: value))
+            case (nil, let value?): slots.insert(Slot(key: key, value: value, state: 1))
             case (nil, nil): break
             }
         }
     }
 
     /// Every key and its value, in no particular order.
-    func forEach(_ body: (_ key: UInt64, _ value: Int32) -> Void) {
+    func forEach(_ body: (_ key: UInt64, _ value: Value) -> Void) {
         slots.forEach { body($0.key, $0.value) }
+    }
+}
+
+/// The seed `GrowingIndex` mixes keys with, drawn once per process.
+enum GrowingIndexSeed {
+    static let seed = UInt64.random(in: 0...UInt64.max)
+
+    /// A bijection of 64-bit words (the finalizer of SplitMix64) of the key and the seed.
+    @inline(__always)
+    static func mix(_ key: UInt64) -> UInt64 {
+        var z = key ^ seed
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
     }
 }

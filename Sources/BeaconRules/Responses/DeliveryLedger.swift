@@ -40,7 +40,7 @@ public struct DeliveryLedger: Sendable {
     /// deliveries is not copied when it grows.
     var entries = ChunkedArray<Entry>(shift: 14)
     /// Record id hash → entry; snoozed copies of a record map to the original's entry.
-    var index = GrowingIndex()
+    var index = GrowingIndex<Int32>()
     /// Deliveries not yet in `entries` and `index` (an id may repeat here): the hot path only
     /// appends, and the index is brought up to date (`catchUp`) when the ledger is read, so a
     /// stream without responses never pays for random inserts into a large table.
@@ -67,8 +67,8 @@ public struct DeliveryLedger: Sendable {
     public var responseWindow: Int64 = Retention.default.responseWindow
     /// Deliveries forgotten in the last one or two response windows, by key, with their `fired`:
     /// a response to one is refused as too late, not as an unknown id.
-    var forgotten: [UInt64: UInt32] = [:]
-    var forgottenBefore: [UInt64: UInt32] = [:]
+    var forgotten = GrowingIndex<UInt32>()
+    var forgottenBefore = GrowingIndex<UInt32>()
     /// Event time (ms) at which `forgotten` becomes `forgottenBefore`; `sweep`: where `forget`
     /// goes on in `entries`.
     var rotateForgottenAt = Int64.min

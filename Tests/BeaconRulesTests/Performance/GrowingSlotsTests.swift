@@ -141,7 +141,7 @@ struct GrowingSlotsTests {
     /// `GrowingIndex` (the delivery ledger's ids) reads and writes as a dictionary of the same
     /// keys and values does, keys sharing their low bits included.
     @Test func growingIndexIsADictionary() {
-        var index = GrowingIndex()
+        var index = GrowingIndex<Int32>()
         var model: [UInt64: Int32] = [:]
         var generator = SeededRandom(seed: 32)
         var sawGrowing = false
