@@ -120,6 +120,37 @@ package struct ChunkedArray<Element> {
         return UnsafePointer(storage.chunks[i &>> shift].unsafelyUnwrapped + (i & mask))
     }
 
+    /// Element reads for a loop over many of them, with what locates a chunk read once (the
+    /// chunk list, the shift and the mask), valid inside `withReader` only. Indices are not checked
+    /// (but in debug builds).
+    package struct Reader {
+        let chunks: UnsafePointer<UnsafeMutablePointer<Element>?>
+        let shift: Int
+        let mask: Int
+        let count: Int
+
+        @inline(__always)
+        package subscript(i: Int) -> Element {
+            assert(i >= 0 && i < count, "index \(i) out of a ChunkedArray of \(count)")
+            return chunks[i &>> shift].unsafelyUnwrapped[i & mask]
+        }
+
+        /// Where element `i` is (see `ChunkedArray.unsafePointer(at:)`).
+        @inline(__always)
+        package func pointer(at i: Int) -> UnsafePointer<Element> {
+            assert(i >= 0 && i < count, "index \(i) out of a ChunkedArray of \(count)")
+            return UnsafePointer(chunks[i &>> shift].unsafelyUnwrapped + (i & mask))
+        }
+    }
+
+    /// Calls `body` with a `Reader` of this array, which must not change meanwhile.
+    @inline(__always)
+    package func withReader<R>(_ body: (Reader) throws -> R) rethrows -> R {
+        try withExtendedLifetime(storage) {
+            try body(Reader(chunks: UnsafePointer(storage.chunks), shift: shift, mask: mask, count: storage.count))
+        }
+    }
+
     @inline(__always)
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }

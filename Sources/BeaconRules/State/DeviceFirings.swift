@@ -120,13 +120,17 @@ struct DeviceFirings: Sendable {
     /// -1 is no device. Returns a word of what it read.
     func touch(devices: UnsafeBufferPointer<Int32>) -> UInt64 {
         var sink: UInt64 = 0
-        for d in devices where d >= 0 { sink ^= runs.unchecked(Int(d)).filter }
-        for d in devices where d >= 0 {
-            let run = runs.unchecked(Int(d))
-            // The run's first and last entries: a run of up to ten spans two lines.
-            if run.count > 0 {
-                let pool = entries.unsafePointer(at: Int(run.start))
-                sink ^= UInt64(pool[0].campaign) ^ UInt64(pool[Int(run.count) - 1].campaign)
+        runs.withReader { runs in
+            for d in devices where d >= 0 { sink ^= runs[Int(d)].filter }
+            entries.withReader { entries in
+                for d in devices where d >= 0 {
+                    let run = runs[Int(d)]
+                    // The run's first and last entries: a run of up to ten spans two lines.
+                    if run.count > 0 {
+                        let pool = entries.pointer(at: Int(run.start))
+                        sink ^= UInt64(pool[0].campaign) ^ UInt64(pool[Int(run.count) - 1].campaign)
+                    }
+                }
             }
         }
         return sink
