@@ -10,7 +10,9 @@ timed, and every REPORT events (a phase) it prints p50, p99, p99.9 and max of th
 rejected in it and the first rejection's message (so a reader sees why lines were refused). The
 percentiles come from a histogram of 64 bins per doubling (within 1.1%); the max is exact. A
 client that falls behind its schedule shows in `behind_s`: how far behind the rate the sends were
-at worst in the phase (the schedule moves on after a second, so a stall never turns into a burst).
+at worst in the phase (the schedule moves on after a second, so a stall never turns into a burst),
+and `load1` the machine's load average at the end of the phase (the server shares the machine
+with this client and whatever else runs: latencies mean little beside a high load).
 
 With --sightings the stream is raw sightings (SPEC section 7) instead: each device heard five
 times in a row at one beacon (a stay), then not again until every other device has been, so the
@@ -36,6 +38,11 @@ def rss_mib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def load1():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
 
 
 def file_mib(path):
@@ -144,7 +151,7 @@ def main():
     next_report = o.report
     phase = Phase()
     phase_from, phase_at = 0, began
-    print("events  seconds  rate/s  rss_MiB  state_MiB  wal_MiB  rejected  phase_rate/s  phase_rejected  p50_ms  p99_ms  p99.9_ms  max_ms  behind_s  first_rejection",
+    print("events  seconds  rate/s  rss_MiB  state_MiB  wal_MiB  rejected  phase_rate/s  phase_rejected  p50_ms  p99_ms  p99.9_ms  max_ms  behind_s  load1  first_rejection",
           flush=True)
     while answered < o.events:
         now = time.monotonic()
@@ -220,12 +227,12 @@ def main():
             at = time.monotonic()
             elapsed = at - began
             state, wal = file_mib(o.state), file_mib(o.state and o.state + "-wal")
-            print("%d  %.0f  %.0f  %.0f  %s  %s  %d  %.0f  %d  %.2f  %.2f  %.2f  %.2f  %.2f  %s" % (
+            print("%d  %.0f  %.0f  %.0f  %s  %s  %d  %.0f  %d  %.2f  %.2f  %.2f  %.2f  %.2f  %s  %s" % (
                 answered, elapsed, answered / elapsed, rss_mib(o.pid),
                 "%.0f" % state if state is not None else "-", "%.0f" % wal if wal is not None else "-", rejected,
                 (answered - phase_from) / max(at - phase_at, 1e-9), phase.rejected,
                 phase.percentile(0.50), phase.percentile(0.99), phase.percentile(0.999), phase.max / 1000, phase.behind,
-                phase.first_rejection or "-"), flush=True)
+                load1(), phase.first_rejection or "-"), flush=True)
             phase = Phase()
             phase_from, phase_at = answered, at
             for c in conns:
