@@ -16,6 +16,8 @@ import NIOCore
 package struct ResolverRoutes: Sendable {
     let apps: RulesApps
     let maximumBody: Int
+    /// Each app's whole layout, written once per catalog load.
+    let layouts = LayoutCache()
 
     package static let installation = HeaderName("X-iid")!
     package static let beacon = HeaderName("X-pid")!
@@ -71,7 +73,10 @@ package struct ResolverRoutes: Sendable {
                 headers[Self.rejected] = String(rejected)
             }
         }
-        let layout = SensorbergLayout(campaigns: await app.rules.catalog.campaigns, beacon: pid)
+        let (catalog, load) = await app.rules.loadedCatalog
+        let layout = pid == nil
+            ? layouts.layout(app: app.definition.id, load: load) { SensorbergLayout(campaigns: catalog.campaigns) }
+            : SensorbergLayout(campaigns: catalog.campaigns, beacon: pid)
         headers[.eTag] = layout.etag
         // Revalidated on every fetch (cheap with the ETag), so a reload reaches the phones at once.
         headers[.cacheControl] = "no-cache"

@@ -39,7 +39,8 @@ extension PostgresStateStore: AnswerLog {
     nonisolated(nonsending) func preparePresence() async throws(StoreError) {
         if presenceHeldOn == 0 || presenceHeldOn != session.connectionNumber {
             // The two-key form: a key space apart from the devices' (one 64-bit key each).
-            let rows = try await session.run("SELECT pg_try_advisory_lock(\(PostgresSchema.presenceLock.0), \(PostgresSchema.presenceLock.1))")
+            let lock = PostgresSchema.presenceLock(app: app)
+            let rows = try await session.run("SELECT pg_try_advisory_lock(\(lock.0), \(lock.1))")
             let taken = (try? rows.first?.decode(Bool.self)) ?? false
             presenceHeldOn = taken ? session.connectionNumber : 0
             // Newly taken: the state another instance saved is read (`.gained`).
@@ -61,7 +62,7 @@ extension PostgresStateStore: AnswerLog {
 
     /// The saved presence snapshot, nil when none was saved.
     nonisolated(nonsending) package func readPresence() async throws(StoreError) -> [UInt8]? {
-        let rows = try await session.run("SELECT snapshot FROM presence WHERE id = 1")
+        let rows = try await session.run("SELECT snapshot FROM presence WHERE app = \(app)")
         return try decode(rows, "presence") { row in Array(try row.decode(ByteBuffer.self).readableBytesView) }.first
     }
 
@@ -83,7 +84,7 @@ extension PostgresStateStore: AnswerLog {
 
     /// Outbox entries after sequence number `after`, oldest first, at most `limit`.
     nonisolated(nonsending) func readOutbox(after: Int64, limit: Int) async throws(StoreError) -> [(seq: Int64, records: [UInt8])] {
-        let rows = try await session.run("SELECT seq, records FROM outbox WHERE seq > \(after) ORDER BY seq LIMIT \(Int64(limit))")
+        let rows = try await session.run("SELECT seq, records FROM outbox WHERE app = \(app) AND seq > \(after) ORDER BY seq LIMIT \(Int64(limit))")
         return try decode(rows, "outbox") { row in
             let (seq, records) = try row.decode((Int64, ByteBuffer).self)
             return (seq, Array(records.readableBytesView))

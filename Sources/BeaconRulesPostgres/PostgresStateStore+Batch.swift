@@ -32,11 +32,11 @@ extension PostgresStateStore {
         var new = Set<String>()
         for device in batch where devices[device] == nil { new.insert(device) }
         if !new.isEmpty {
-            let hashes = Array(Set(new.map(Self.lockKey))).sorted()
+            let hashes = Array(Set(new.map { Self.lockKey($0, app: app) })).sorted()
             // unnest yields the (sorted) array in order: the locks are taken in that order.
             try await session.run("SELECT pg_advisory_xact_lock(h) FROM unnest(\(hashes)::bigint[]) AS t(h)")
             let list = Array(new)
-            let rows = try await session.run("SELECT device, campaign, time FROM firing WHERE device = ANY(\(list)::text[])")
+            let rows = try await session.run("SELECT device, campaign, time FROM firing WHERE app = \(app) AND device = ANY(\(list)::text[])")
             for device in list { devices[device] = [:] }
             do {
                 for row in rows {
@@ -49,7 +49,7 @@ extension PostgresStateStore {
         }
         let unknown = Array(Set(ids.filter { answerCache[$0] == nil && !unanswered.contains($0) }))
         if !unknown.isEmpty {
-            let rows = try await session.run("SELECT event, records FROM answered WHERE event = ANY(\(unknown)::text[])")
+            let rows = try await session.run("SELECT event, records FROM answered WHERE app = \(app) AND event = ANY(\(unknown)::text[])")
             unanswered.formUnion(unknown)
             do {
                 for row in rows {
@@ -78,14 +78,22 @@ extension PostgresStateStore {
         return missed
     }
 
-    /// The advisory lock of a device: FNV-1a of its UTF-8 bytes, the same in every process (the
-    /// standard library's hash is seeded per process). Two devices may share a lock: they then
-    /// wait for each other, which is correct, only less parallel.
-    static func lockKey(_ device: String) -> Int64 {
+    /// The advisory lock of a device of the app numbered `app`: FNV-1a of its UTF-8 bytes, the
+    /// same in every process (the standard library's hash is seeded per process), then of the
+    /// app's number for an app other than `default` (whose keys are those of before apps). Two
+    /// devices may share a lock: they then wait for each other, which is correct, only less
+    /// parallel.
+    static func lockKey(_ device: String, app: Int32 = 0) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in device.utf8 {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
+        }
+        if app != 0 {
+            for byte in withUnsafeBytes(of: app.littleEndian, Array.init) {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
         }
         return Int64(bitPattern: hash)
     }

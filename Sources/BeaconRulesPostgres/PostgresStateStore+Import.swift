@@ -3,42 +3,49 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresStateStore {
-    /// Writes `export` into this (empty) state in one transaction: `beaconrules state copy`.
-    /// A state that already holds firings or answers is refused (a copy never merges).
-    nonisolated(nonsending) package func importState(_ export: StateExport) async throws(StoreError) {
+    /// Writes `export` as the state of app `id` (given a number when new), which must hold none,
+    /// in one transaction: `beaconrules state copy` into PostgreSQL (a copy never merges). Outbox
+    /// entries keep their numbers unless another app has used them (then they are numbered after
+    /// the last).
+    nonisolated(nonsending) package func importState(_ export: StateExport, app id: String) async throws(StoreError) {
         try await begin()
         do throws(StoreError) {
-            let counts = try await session.run("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)")
-            if (try? counts.first?.decode(Int64.self)) ?? 0 > 0 {
-                throw StoreError(path: location.description, message: "the database already holds a state; copy into an empty one")
+            guard let number = try await number(ofApp: id, create: true) else {
+                throw StoreError(path: location.description, message: "cannot give the app \"\(id)\" a number")
             }
+            if try await holdsState(app: number) { throw StateApps.occupied(id, in: location.description) }
             for chunk in Self.chunks(export.firings.count) {
                 let rows = export.firings[chunk]
                 try await session.run("""
-                    INSERT INTO firing (device, campaign, time)
-                    SELECT * FROM unnest(\(rows.map(\.device))::text[], \(rows.map(\.campaign.canonical))::text[], \(rows.map(\.time.milliseconds))::bigint[])
+                    INSERT INTO firing (app, device, campaign, time)
+                    SELECT \(number), * FROM unnest(\(rows.map(\.device))::text[], \(rows.map(\.campaign.canonical))::text[], \(rows.map(\.time.milliseconds))::bigint[])
                     """)
             }
             for chunk in Self.chunks(export.answers.count) {
                 let rows = export.answers[chunk]
                 try await session.run("""
-                    INSERT INTO answered (event, records, at)
-                    SELECT * FROM unnest(\(rows.map(\.event))::text[], \(rows.map { ByteBuffer(bytes: $0.records) })::bytea[], \(rows.map(\.at))::bigint[])
+                    INSERT INTO answered (app, event, records, at)
+                    SELECT \(number), * FROM unnest(\(rows.map(\.event))::text[], \(rows.map { ByteBuffer(bytes: $0.records) })::bytea[], \(rows.map(\.at))::bigint[])
                     """)
             }
             for chunk in Self.chunks(export.ledger.count) {
                 let rows = export.ledger[chunk]
-                try await session.run("INSERT INTO ledger (key, line) SELECT * FROM unnest(\(rows.map(\.key))::text[], \(rows.map { ByteBuffer(bytes: $0.line) })::bytea[])")
+                try await session.run("""
+                    INSERT INTO ledger (app, key, line) SELECT \(number), * FROM unnest(\(rows.map(\.key))::text[], \(rows.map { ByteBuffer(bytes: $0.line) })::bytea[])
+                    """)
             }
             try await session.run(PostgresSchema.fillLedgerDeliveries)
             if let presence = export.presence {
-                try await session.run("INSERT INTO presence (id, snapshot) VALUES (1, \(ByteBuffer(bytes: presence)))")
+                try await session.run("INSERT INTO presence (app, snapshot) VALUES (\(number), \(ByteBuffer(bytes: presence)))")
             }
+            let last = try decode(try await session.run("SELECT coalesce(max(seq), 0) FROM outbox"), "outbox") { try $0.decode(Int64.self) }.first ?? 0
+            let keep = export.outbox.allSatisfy { $0.seq > last }
             for chunk in Self.chunks(export.outbox.count) {
                 let rows = export.outbox[chunk]
+                let seqs = keep ? rows.map(\.seq) : chunk.map { last + 1 + Int64($0) }
                 try await session.run("""
-                    INSERT INTO outbox (seq, records, at)
-                    SELECT * FROM unnest(\(rows.map(\.seq))::bigint[], \(rows.map { ByteBuffer(bytes: $0.records) })::bytea[], \(rows.map(\.at))::bigint[])
+                    INSERT INTO outbox (app, seq, records, at)
+                    SELECT \(number), * FROM unnest(\(seqs)::bigint[], \(rows.map { ByteBuffer(bytes: $0.records) })::bytea[], \(rows.map(\.at))::bigint[])
                     """)
             }
             // The next outbox entry numbers on from the copied ones.

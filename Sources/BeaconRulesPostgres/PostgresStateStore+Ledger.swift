@@ -32,7 +32,7 @@ extension PostgresStateStore {
     /// The saved ledger, or an empty one when none was saved yet.
     nonisolated(nonsending) package func readLedger() async throws(StoreError) -> DeliveryLedger {
         var ledger = DeliveryLedger()
-        let rows = try await session.run("SELECT key, line FROM ledger ORDER BY key")
+        let rows = try await session.run("SELECT key, line FROM ledger WHERE app = \(app) ORDER BY key")
         let lines = try decode(rows, "ledger") { row in try row.decode((String, ByteBuffer).self) }
         countsSaved.removeAll()
         for (key, buffer) in lines {
@@ -69,7 +69,7 @@ extension PostgresStateStore {
     nonisolated(nonsending) func readLedgerLines(naming recordIDs: [String]) async throws(StoreError) -> [[UInt8]] {
         let keys = Array(Set(recordIDs.flatMap(DeliveryLedger.lineKeys(naming:))))
         let rows = try await session.run("""
-            SELECT key, line FROM ledger WHERE delivery IN (SELECT delivery FROM ledger WHERE key = ANY(\(keys)::text[]))
+            SELECT key, line FROM ledger WHERE app = \(app) AND delivery IN (SELECT delivery FROM ledger WHERE app = \(app) AND key = ANY(\(keys)::text[]))
             ORDER BY key
             """)
         return try decode(rows, "ledger") { row in Array(try row.decode((String, ByteBuffer).self).1.readableBytesView) }
@@ -91,14 +91,14 @@ extension PostgresStateStore {
             let json = kept.map { ByteBuffer(bytes: $0.json) }
             let deliveries = kept.map { $0.delivery ?? "" }
             try await session.run("""
-                INSERT INTO ledger (key, line, delivery)
-                SELECT k, l, NULLIF(d, '') FROM unnest(\(keys)::text[], \(json)::bytea[], \(deliveries)::text[]) AS t(k, l, d)
-                ON CONFLICT (key) DO UPDATE SET line = excluded.line, delivery = excluded.delivery
+                INSERT INTO ledger (app, key, line, delivery)
+                SELECT \(app), k, l, NULLIF(d, '') FROM unnest(\(keys)::text[], \(json)::bytea[], \(deliveries)::text[]) AS t(k, l, d)
+                ON CONFLICT (app, key) DO UPDATE SET line = excluded.line, delivery = excluded.delivery
                 """)
         }
         // In key order: two instances adding to the same counts lock their rows in one order.
         for line in lines.filter({ $0.isCount && !$0.isRemoval }).sorted(by: { $0.key < $1.key }) { try await add(count: line) }
-        if !removed.isEmpty { try await session.run("DELETE FROM ledger WHERE key = ANY(\(removed)::text[])") }
+        if !removed.isEmpty { try await session.run("DELETE FROM ledger WHERE app = \(app) AND key = ANY(\(removed)::text[])") }
     }
 
     /// A step of the sweep over the saved ledger (`sweepSavedDeliveries`), run at `commit()`;
@@ -114,7 +114,7 @@ extension PostgresStateStore {
     /// before `cutoff` are deleted. What an instance holds in memory it forgets itself (the same rows,
     /// deleted again, change nothing); this step is for what no instance holds.
     nonisolated(nonsending) func sweepSavedDeliveries(windowEndedBy cutoff: Int64, window: Int64, limit: Int) async throws(StoreError) -> Int {
-        let rows = try await session.run("SELECT key, line FROM ledger WHERE key > \(ledgerSweep) ORDER BY key LIMIT \(Int64(limit))")
+        let rows = try await session.run("SELECT key, line FROM ledger WHERE app = \(app) AND key > \(ledgerSweep) ORDER BY key LIMIT \(Int64(limit))")
         var expired: [String: Int64] = [:], staleTombstones: [String] = []
         var seen = 0
         for row in rows {
@@ -140,7 +140,7 @@ extension PostgresStateStore {
         if seen < limit { ledgerSweep = "" }
         if !expired.isEmpty {
             let gone = try await session.run("""
-                DELETE FROM ledger WHERE delivery = ANY(\(Array(expired.keys))::text[]) AND key NOT LIKE '4:%' RETURNING key, delivery
+                DELETE FROM ledger WHERE app = \(app) AND delivery = ANY(\(Array(expired.keys))::text[]) AND key NOT LIKE '4:%' RETURNING key, delivery
                 """)
             var keys: [String] = [], lines: [ByteBuffer] = [], ids: [String] = []
             for row in gone {
@@ -153,12 +153,12 @@ extension PostgresStateStore {
             }
             if !keys.isEmpty {
                 try await session.run("""
-                    INSERT INTO ledger (key, line, delivery) SELECT * FROM unnest(\(keys)::text[], \(lines)::bytea[], \(ids)::text[])
-                    ON CONFLICT (key) DO NOTHING
+                    INSERT INTO ledger (app, key, line, delivery) SELECT \(app), * FROM unnest(\(keys)::text[], \(lines)::bytea[], \(ids)::text[])
+                    ON CONFLICT (app, key) DO NOTHING
                     """)
             }
         }
-        if !staleTombstones.isEmpty { try await session.run("DELETE FROM ledger WHERE key = ANY(\(staleTombstones)::text[])") }
+        if !staleTombstones.isEmpty { try await session.run("DELETE FROM ledger WHERE app = \(app) AND key = ANY(\(staleTombstones)::text[])") }
         return expired.count
     }
 
@@ -172,8 +172,8 @@ extension PostgresStateStore {
         countsPending[line.key] = count
         if delta == 0 { return }
         try await session.run("""
-            INSERT INTO ledger (key, line) VALUES (\(line.key), \(ByteBuffer(bytes: line.json)))
-            ON CONFLICT (key) DO UPDATE SET line = convert_to(jsonb_set(convert_from(ledger.line, 'UTF8')::jsonb, '{count}',
+            INSERT INTO ledger (app, key, line) VALUES (\(app), \(line.key), \(ByteBuffer(bytes: line.json)))
+            ON CONFLICT (app, key) DO UPDATE SET line = convert_to(jsonb_set(convert_from(ledger.line, 'UTF8')::jsonb, '{count}',
             to_jsonb((convert_from(ledger.line, 'UTF8')::jsonb ->> 'count')::bigint + \(delta)))::text, 'UTF8')
             """)
     }

@@ -12,9 +12,9 @@ extension PostgresStateStore {
             switch write {
             case .ledger(let lines): try await writeLedger(lines)
             case .outbox(let records):
-                try await session.run("INSERT INTO outbox (records, at) VALUES (\(ByteBuffer(bytes: records)), \(clock))")
+                try await session.run("INSERT INTO outbox (app, records, at) VALUES (\(app), \(ByteBuffer(bytes: records)), \(clock))")
             case .presence(let snapshot):
-                try await session.run("INSERT INTO presence (id, snapshot) VALUES (1, \(ByteBuffer(bytes: snapshot))) ON CONFLICT (id) DO UPDATE SET snapshot = excluded.snapshot")
+                try await session.run("INSERT INTO presence (app, snapshot) VALUES (\(app), \(ByteBuffer(bytes: snapshot))) ON CONFLICT (app) DO UPDATE SET snapshot = excluded.snapshot")
             case .forgetAnswers(let before, let limit): _ = try await deleteAnswers(before: before, limit: limit)
             case .forgetFirings(let expiry, let limit): _ = try await sweepFirings(expiry, limit: limit)
             case .forgetSavedDeliveries(let cutoff, let window, let limit):

@@ -18,12 +18,13 @@ extension PostgresStateStore {
         return 0
     }
 
-    /// Deletes at most `limit` answers and `limit` outbox entries stamped before `cutoff` (ms);
-    /// returns how many.
+    /// Deletes at most `limit` answers and `limit` outbox entries stamped before `cutoff` (ms),
+    /// whatever their app (the answer retention is the wall clock's, the same for every app of a
+    /// database: instances sharing one run with the same `--answer-retention`); returns how many.
     nonisolated(nonsending) func deleteAnswers(before cutoff: Int64, limit: Int) async throws(StoreError) -> Int {
         let limit = Int64(limit)
         let answers = try await session.run("""
-            DELETE FROM answered WHERE event IN (SELECT event FROM answered WHERE at < \(cutoff) ORDER BY at LIMIT \(limit)) RETURNING 1
+            DELETE FROM answered WHERE (app, event) IN (SELECT app, event FROM answered WHERE at < \(cutoff) ORDER BY at LIMIT \(limit)) RETURNING 1
             """).count
         let outbox = try await session.run("""
             DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE at < \(cutoff) ORDER BY seq LIMIT \(limit)) RETURNING 1
@@ -42,8 +43,8 @@ extension PostgresStateStore {
     /// since (its device is not locked here) stays.
     nonisolated(nonsending) func sweepFirings(_ expiry: FiringExpiry, limit: Int) async throws(StoreError) -> Int {
         let rows = try await session.run("""
-            SELECT device, campaign, time FROM firing WHERE (device, campaign) > (\(firingSweep.0), \(firingSweep.1))
-            ORDER BY device, campaign LIMIT \(Int64(limit))
+            SELECT device, campaign, time FROM firing WHERE (app, device, campaign) > (\(app), \(firingSweep.0), \(firingSweep.1)) AND app = \(app)
+            ORDER BY app, device, campaign LIMIT \(Int64(limit))
             """)
         var devices: [String] = [], campaigns: [String] = [], times: [Int64] = []
         var seen = 0
@@ -62,7 +63,7 @@ extension PostgresStateStore {
         if devices.isEmpty { return 0 }
         return try await session.run("""
             DELETE FROM firing f USING unnest(\(devices)::text[], \(campaigns)::text[], \(times)::bigint[]) AS x(d, c, t)
-            WHERE f.device = x.d AND f.campaign = x.c AND f.time = x.t RETURNING 1
+            WHERE f.app = \(app) AND f.device = x.d AND f.campaign = x.c AND f.time = x.t RETURNING 1
             """).count
     }
 }

@@ -20,6 +20,11 @@ import PostgresNIO
 /// not commit; `transaction(reading:_:retry:)` rolls it back and runs it again with those reads
 /// prepared too (deterministic: nothing of it was committed).
 ///
+/// A store serves one app (`--apps FILE`: the app its lines name; otherwise the app `default`):
+/// every statement names the app's number (`beaconrules_app` gives each id one), its devices'
+/// locks are the app's own, and so is its presence lock; the other apps' rows are never read.
+/// Several apps in one process are several stores, each with its connection.
+///
 /// Not `Sendable`: one owner makes every call. Its async methods are `nonisolated(nonsending)`:
 /// they run on the owner's executor (the `EngineOwner`'s thread, an actor's, or a command's
 /// task), and only the database round trips leave it, awaited.
@@ -27,6 +32,9 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
     /// The database.
     package let location: PostgresLocation
     let session: PostgresSession
+    /// The app this store serves, and its number in the database (read as it opens).
+    package let appID: String
+    package private(set) var app: Int32 = 0
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
     var clock: Int64 = 0
     /// Where the sweep of `firing` goes on: the last (device, campaign) it looked at.
@@ -70,13 +78,33 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
     /// The saved ledger as read by `prepareLedger()`, for the next `loadLedger()`.
     var preparedLedger: DeliveryLedger?
 
-    /// Connects, and creates the schema in an empty database (or checks its version), and reads
-    /// the saved delivery ledger for the first `loadLedger()`.
-    nonisolated(nonsending) package init(location: PostgresLocation, logger: Logger) async throws(StoreError) {
+    /// Connects, and creates the schema in an empty database (or checks its version), gives
+    /// `app` a number if it has none yet (unless `create` is false: then an app the database
+    /// does not have is an error naming those it has), and reads its saved delivery ledger for
+    /// the first `loadLedger()`.
+    nonisolated(nonsending) package init(
+        location: PostgresLocation, app: String = StateApps.defaultID, create: Bool = true, logger: Logger
+    ) async throws(StoreError) {
         self.location = location
+        appID = app
+        session = PostgresSession(location: location, logger: logger)
+        do {
+            try await PostgresSchema.prepare(session)
+            self.app = create ? try await number(ofApp: app, create: true) ?? 0 : try await existing(app)
+            try await prepareLedger()
+        } catch {
+            session.drop()
+            throw error
+        }
+    }
+
+    /// Opens the database for upkeep of its apps (`beaconrules state`): the schema checked, the
+    /// app `default` served, no ledger read.
+    nonisolated(nonsending) package init(upkeepOf location: PostgresLocation, logger: Logger) async throws(StoreError) {
+        self.location = location
+        appID = StateApps.defaultID
         session = PostgresSession(location: location, logger: logger)
         try await PostgresSchema.prepare(session)
-        try await prepareLedger()
     }
 
     deinit { close() }
@@ -166,34 +194,34 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
                 }
             }
             try await session.run("""
-                INSERT INTO firing (device, campaign, time) SELECT * FROM unnest(\(devices)::text[], \(campaigns)::text[], \(times)::bigint[])
-                ON CONFLICT (device, campaign) DO UPDATE SET time = excluded.time
+                INSERT INTO firing (app, device, campaign, time) SELECT \(app), * FROM unnest(\(devices)::text[], \(campaigns)::text[], \(times)::bigint[])
+                ON CONFLICT (app, device, campaign) DO UPDATE SET time = excluded.time
                 """)
         }
         if !given.isEmpty {
             let events = given.map(\.event)
             let records = given.map { ByteBuffer(bytes: $0.records) }
             try await session.run("""
-                INSERT INTO answered (event, records, at) SELECT e, r, \(clock) FROM unnest(\(events)::text[], \(records)::bytea[]) AS t(e, r)
-                ON CONFLICT (event) DO NOTHING
+                INSERT INTO answered (app, event, records, at) SELECT \(app), e, r, \(clock) FROM unnest(\(events)::text[], \(records)::bytea[]) AS t(e, r)
+                ON CONFLICT (app, event) DO NOTHING
                 """)
         }
     }
 
     // MARK: - Inspection
 
-    /// Every (device, campaign) firing, sorted by device then campaign.
+    /// Every (device, campaign) firing of the app, sorted by device then campaign.
     nonisolated(nonsending) package func firings() async throws(StoreError) -> [FiringEntry] {
-        let rows = try await session.run("SELECT device, campaign, time FROM firing ORDER BY device, campaign")
+        let rows = try await session.run("SELECT device, campaign, time FROM firing WHERE app = \(app) ORDER BY device, campaign")
         return try decode(rows, "firing") { row in
             let (device, campaign, time) = try row.decode((String, String, Int64).self)
             return FiringEntry(device: device, campaign: CampaignID(canonical: campaign), time: Timestamp(milliseconds: time))
         }
     }
 
-    /// Every answered event id with its records, sorted by id.
+    /// Every answered event id of the app with its records, sorted by id.
     nonisolated(nonsending) package func answers() async throws(StoreError) -> [(event: String, records: [UInt8])] {
-        let rows = try await session.run("SELECT event, records FROM answered ORDER BY event")
+        let rows = try await session.run("SELECT event, records FROM answered WHERE app = \(app) ORDER BY event")
         return try decode(rows, "answered") { row in
             let (event, records) = try row.decode((String, ByteBuffer).self)
             return (event, Array(records.readableBytesView))

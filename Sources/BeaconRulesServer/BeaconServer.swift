@@ -37,6 +37,11 @@ package actor BeaconServer: Service {
     private let onListening: @Sendable (SocketAddress) -> Void
     private var campaignCount: Int
     private let metrics: ServeMetrics
+    /// `serve --apps`: the apps, in the file's order (a line's app is its index), with their
+    /// metrics; nil for one app.
+    private let apps: [ServedApp]?
+    private let appMetrics: [ServeMetrics]
+    private var appCampaignCounts: [Int]
     package nonisolated let logger: Logger
 
     /// - Parameters:
@@ -84,6 +89,89 @@ package actor BeaconServer: Service {
         self.logger = logger
         self.onListening = onListening
         self.campaignCount = catalog.campaigns.campaigns.count
+        apps = nil
+        appMetrics = []
+        appCampaignCounts = []
+    }
+
+    /// `serve --apps` in memory (`store` nil) or on one state file that every app shares (each
+    /// app's rows under its id): each app with its own campaigns, locales, presence settings,
+    /// engine, state and metrics (the label `app`), every line naming its app (`LineApps`).
+    package init(
+        configuration: ServerConfiguration, apps: [ServedApp], store: sending SQLiteStateStore?, logger: Logger,
+        onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
+    ) throws(StoreError) {
+        let metrics = apps.map { ServeMetrics(factory: AppMetricsFactory(base: configuration.metrics, app: $0.id)) }
+        let unnamed = ServeMetrics(factory: AppMetricsFactory(base: configuration.metrics, app: ""))
+        var lanes: [AppsServeEngine.Lane] = []
+        for (index, app) in apps.enumerated() {
+            let appLogger = Self.logger(logger, app: app.id)
+            if let store {
+                let number = try store.number(ofApp: app.id, create: true) ?? 0
+                store.use(app: number)
+                let loop = OwnerLoop(
+                    engine: RulesEngine(campaigns: app.catalog.campaigns, locales: app.catalog.locales, store: store), log: store,
+                    format: configuration.format, presence: app.presence, retention: configuration.retention, logger: appLogger, metrics: metrics[index])
+                lanes.append(AppsServeEngine.Lane(engine: SQLiteServeEngine(loop)) { [store] in store.use(app: number) })
+            } else {
+                let loop = OwnerLoop(
+                    engine: RulesEngine(campaigns: app.catalog.campaigns, locales: app.catalog.locales, store: InMemorySuppressionStore()), log: MemoryStateLog(),
+                    format: configuration.format, presence: app.presence, retention: configuration.retention, logger: appLogger, metrics: metrics[index])
+                lanes.append(AppsServeEngine.Lane(engine: InMemoryServeEngine(loop)) {})
+            }
+        }
+        let engines = lanes.map(\.engine)
+        let owner = EngineOwner(apps: AppsServeEngine(lanes: lanes, unnamed: unnamed) { [store] in
+            if let store { store.close() } else { for engine in engines { engine.close() } }
+        })
+        self.init(configuration: configuration, apps: apps, owner: owner, metrics: metrics, unnamed: unnamed, logger: logger, onListening: onListening)
+    }
+
+    /// `serve --apps --state postgres://...`: as `init(configuration:apps:store:logger:onListening:)`,
+    /// each app on a store of its own (`stores[i]` for `apps[i]`, its connection), made by
+    /// BeaconRulesPostgres.
+    package init<Store: SuppressionStore & SharedStateLog>(
+        configuration: ServerConfiguration, apps: [ServedApp], shared stores: sending [Store], logger: Logger,
+        onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
+    ) {
+        precondition(stores.count == apps.count, "a store per app")
+        let metrics = apps.map { ServeMetrics(factory: AppMetricsFactory(base: configuration.metrics, app: $0.id)) }
+        let unnamed = ServeMetrics(factory: AppMetricsFactory(base: configuration.metrics, app: ""))
+        var loops: [SharedOwnerLoop<Store>] = []
+        for (index, (app, store)) in zip(apps, stores).enumerated() {
+            loops.append(SharedOwnerLoop(
+                engine: RulesEngine(campaigns: app.catalog.campaigns, locales: app.catalog.locales, store: store), store: store,
+                format: configuration.format, presence: app.presence, retention: configuration.retention,
+                logger: Self.logger(logger, app: app.id), metrics: metrics[index]))
+        }
+        // Each app on a store of its own, run by one runner on the owner's thread.
+        let owner = EngineOwner(apps: SharedServeEngine(SharedAppLoops(loops, unnamed: unnamed)))
+        self.init(configuration: configuration, apps: apps, owner: owner, metrics: metrics, unnamed: unnamed, logger: logger, onListening: onListening)
+    }
+
+    private init(
+        configuration: ServerConfiguration, apps: [ServedApp], owner: EngineOwner, metrics: [ServeMetrics], unnamed: ServeMetrics, logger: Logger,
+        onListening: @escaping @Sendable (SocketAddress) -> Void
+    ) {
+        self.configuration = configuration
+        connectionLoops = MultiThreadedEventLoopGroup.singleton
+        self.owner = owner
+        // Connections and the lines naming no app belong to no app: `app=""`.
+        self.metrics = unnamed
+        loadCatalog = { .failure(CampaignLoadError(diagnostics: [])) }
+        self.logger = logger
+        self.onListening = onListening
+        self.apps = apps
+        appMetrics = metrics
+        appCampaignCounts = apps.map(\.catalog.campaigns.campaigns.count)
+        campaignCount = appCampaignCounts.reduce(0, +)
+    }
+
+    /// `logger` with the metadata `app`.
+    private static func logger(_ logger: Logger, app: String) -> Logger {
+        var logger = logger
+        logger[metadataKey: "app"] = "\(app)"
+        return logger
     }
 
     package func run() async throws {
@@ -124,8 +212,13 @@ package actor BeaconServer: Service {
     }
 
     /// Loads the campaign and locale files again and serves the new set from the next event on.
-    /// If they do not load, the current set stays, and the log says why.
+    /// If they do not load, the current set stays, and the log says why. With apps, every app's
+    /// files: an app whose files do not load keeps its set, and the log names it.
     package nonisolated func reload() async {
+        if let apps {
+            for (index, app) in apps.enumerated() { await reload(app: app, index: index) }
+            return
+        }
         switch loadCatalog() {
         case .success(let catalog):
             await owner.reload(campaigns: catalog.campaigns, locales: catalog.locales)
@@ -145,6 +238,29 @@ package actor BeaconServer: Service {
         campaignCount = count
     }
 
+    /// One app's files loaded again (`reload()`).
+    private nonisolated func reload(app: ServedApp, index: Int) async {
+        let metrics = appMetrics[index]
+        let logger = Self.logger(logger, app: app.id)
+        switch app.loadCatalog() {
+        case .success(let catalog):
+            await owner.reload(app: index, campaigns: catalog.campaigns, locales: catalog.locales)
+            await setCampaignCount(catalog.campaigns.campaigns.count, app: index)
+            metrics.reloaded(true)
+            for warning in catalog.warnings { logger.warning("reload: \(warning)") }
+            logger.info("reloaded", metadata: ["campaigns": "\(catalog.campaigns.campaigns.count)"])
+        case .failure(let error):
+            metrics.reloaded(false)
+            let errors = error.diagnostics.filter { $0.severity == .error }.map(\.description).joined(separator: "; ")
+            logger.error("reload failed; the app's loaded campaigns stay", metadata: ["errors": "\(errors)"])
+        }
+    }
+
+    private func setCampaignCount(_ count: Int, app: Int) {
+        appCampaignCounts[app] = count
+        campaignCount = appCampaignCounts.reduce(0, +)
+    }
+
     /// A connection's replies written but not yet taken by its socket: past `high` bytes its
     /// lines are no longer read until they fall under `low` (the client reads its replies).
     static let repliesUnsent = ChannelOptions.Types.WriteBufferWaterMark(low: 1 << 20, high: 4 << 20)
@@ -153,6 +269,7 @@ package actor BeaconServer: Service {
         let owner = owner
         let configuration = configuration
         let logger = logger
+        let lineApps = apps.map { LineApps(ids: $0.map(\.id)) }
         return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: connectionLoops)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -164,10 +281,26 @@ package actor BeaconServer: Service {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(owner: owner, registry: registry, configuration: configuration, logger: logger))
+                        ConnectionHandler(owner: owner, registry: registry, configuration: configuration, apps: lineApps, logger: logger))
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
             .get()
+    }
+}
+
+/// One app of `serve --apps`: its id (the `app` of its lines, its label and its state's key), its
+/// campaigns and locales, its presence settings, and how its files are loaded again (SIGHUP).
+package struct ServedApp: Sendable {
+    package var id: String
+    package var catalog: RulesCatalog
+    package var presence: PresenceSettings
+    package var loadCatalog: BeaconServer.CatalogLoader
+
+    package init(id: String, catalog: RulesCatalog, presence: PresenceSettings, loadCatalog: @escaping BeaconServer.CatalogLoader) {
+        self.id = id
+        self.catalog = catalog
+        self.presence = presence
+        self.loadCatalog = loadCatalog
     }
 }

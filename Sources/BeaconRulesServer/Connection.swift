@@ -37,8 +37,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var framer: LineFramer
     private var context: ChannelHandlerContext?
     private var number = 0
-    /// Lines read since the last submission.
+    /// `serve --apps`: the apps a line may name (each line's app is read with it); nil for one app.
+    private let apps: LineApps?
+    /// Lines read since the last submission (with apps, in `pendingApps`).
     private var pending: [RequestLine] = []
+    private var pendingApps: [AppRequestLine] = []
     /// Lines submitted and not yet answered.
     private var inFlight = 0
     /// NIO asked to read while too many lines were in flight: read once replies make room.
@@ -52,8 +55,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var lastWrite: EventLoopFuture<Void>?
     private var connection = 0
 
-    init(owner: EngineOwner, registry: ConnectionRegistry, configuration: ServerConfiguration, logger: Logger) {
+    init(owner: EngineOwner, registry: ConnectionRegistry, configuration: ServerConfiguration, apps: LineApps? = nil, logger: Logger) {
         self.owner = owner
+        self.apps = apps
         self.registry = registry
         self.maximumLineLength = configuration.maximumLineLength
         self.linesInFlight = configuration.linesInFlight
@@ -89,6 +93,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let limit = maximumLineLength
         framer.feed(unwrapInboundIn(data)) { frame in
             number += 1
+            take(frame, limit: limit)
+        }
+    }
+
+    /// One framed line into the submission being gathered.
+    private func take(_ frame: LineFramer.Frame, limit: Int) {
+        if let apps {
+            pendingApps.append(.parse(frame, line: number, limit: limit, apps: apps))
+        } else {
             pending.append(.parse(frame, line: number, limit: limit))
         }
     }
@@ -106,7 +119,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let limit = maximumLineLength
             framer.finish { frame in
                 number += 1
-                pending.append(.parse(frame, line: number, limit: limit))
+                take(frame, limit: limit)
             }
             submitPending()
         }
@@ -153,6 +166,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if stopping { return }
         stopping = true
         pending = []
+        pendingApps = []
         if readHeld, let context {
             readHeld = false
             context.read()
@@ -171,6 +185,13 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func submitPending() {
+        if !pendingApps.isEmpty {
+            let lines = pendingApps
+            pendingApps = []
+            inFlight += lines.count
+            owner.submit(lines, to: ConnectionReplies(handler: NIOLoopBound(self, eventLoop: context!.eventLoop), id: ObjectIdentifier(self), lines: lines.count))
+            return
+        }
         if pending.isEmpty { return }
         let lines = pending
         pending = []
@@ -183,7 +204,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// after the last reply; or shutdown, so half-close, and close when the client does (or after
     /// the linger time).
     private func finishIfAnswered() {
-        guard (inputClosed || stopping), inFlight == 0, pending.isEmpty, !finished, let context else { return }
+        guard (inputClosed || stopping), inFlight == 0, pending.isEmpty, pendingApps.isEmpty, !finished, let context else { return }
         finished = true
         context.flush()
         let done = lastWrite ?? context.eventLoop.makeSucceededVoidFuture()

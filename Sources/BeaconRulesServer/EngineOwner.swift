@@ -38,6 +38,11 @@ package final class EngineOwner: SerialExecutor, Sendable {
         case lines([RequestLine], any ReplyTarget)
         /// A new campaign set; events queued after it see it, events before it do not.
         case reload(CampaignSet, LocaleTable, CheckedContinuation<Void, Never>)
+        /// `serve --apps`: one connection's lines, each with the app it names; the apps' engine
+        /// (`AppsServeEngine`) hands each app its own, and the target gets every reply, in order.
+        case appLines([AppRequestLine], any ReplyTarget)
+        /// `serve --apps`: a new campaign set for the app with this index.
+        case appReload(app: Int, CampaignSet, LocaleTable, CheckedContinuation<Void, Never>)
     }
 
     private let mailbox = Mailbox()
@@ -76,9 +81,10 @@ package final class EngineOwner: SerialExecutor, Sendable {
         campaigns: CampaignSet, locales: LocaleTable, shared store: sending Store, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
-        engine = SharedServeEngine(SharedOwnerLoop(
+        let loop = SharedOwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), store: store,
-            format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
+            format: format, presence: settings, retention: retention, logger: logger, metrics: metrics)
+        engine = SharedServeEngine(loop)
         inlineEngine = nil
         inline = nil
     }
@@ -96,6 +102,14 @@ package final class EngineOwner: SerialExecutor, Sendable {
         engine = inMemory
         inlineEngine = inMemory
         inline = eventLoop
+    }
+
+    /// `serve --apps`: the apps' engine (each app its own pipeline and state) on a thread of its
+    /// own, as with a state file.
+    init(apps engine: any ServeEngine) {
+        self.engine = engine
+        inlineEngine = nil
+        inline = nil
     }
 
     /// An owner on a thread of its own, named `name` (Foundation's `Thread.name`), for an actor
@@ -240,6 +254,24 @@ package final class EngineOwner: SerialExecutor, Sendable {
         let jobs = inbox.takeAll()
         if jobs.isEmpty { return }
         ReplyDelivery.send(served.process(jobs))
+    }
+
+    /// `serve --apps`: queues one connection's lines, each with its app; their replies go to
+    /// `target` once they are durable.
+    func submit(_ lines: [AppRequestLine], to target: any ReplyTarget) {
+        if mailbox.post(.job(.appLines(lines, target))) { return }
+        var writer = JSONWriter(capacity: 256)
+        for line in lines { Reply.rejected(line: line.line.line, message: "the server is stopping, resend this line", into: &writer) }
+        let reply = ByteBuffer(bytes: writer.bytes)
+        target.eventLoop.execute { target.deliver(reply, flush: true) }
+    }
+
+    /// `serve --apps`: swaps in a new campaign set for one app, between the lines queued before
+    /// and after this call.
+    func reload(app: Int, campaigns: CampaignSet, locales: LocaleTable) async {
+        await withCheckedContinuation { continuation in
+            if !mailbox.post(.job(.appReload(app: app, campaigns, locales, continuation))) { continuation.resume() }
+        }
     }
 
     /// Queues one connection's lines; `promise` gets their replies once they are durable.

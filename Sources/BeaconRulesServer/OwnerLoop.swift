@@ -62,6 +62,8 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
                 case .reload(let campaigns, let locales, let continuation):
                     pipeline.reload(campaigns: campaigns, locales: locales)
                     reloaded.append(continuation)
+                case .appLines, .appReload:
+                    preconditionFailure(AppRuns.onlyTheAppsEngine)
                 }
             }
             try pipeline.settle(now: now)

@@ -49,3 +49,31 @@ extension LinePipeline {
         }
     }
 }
+
+/// A request line of `serve --apps`: the line, and the index of the app it names (`LineApps`), or
+/// nil when it names none (then the line is a refusal that says so, and reaches no app).
+struct AppRequestLine: Sendable {
+    var app: Int?
+    var line: RequestLine
+
+    /// Reads one framed line as `RequestLine.parse` does, and the app its `app` member names
+    /// first: a line too long or blank is answered as without apps; a line naming no app of
+    /// `apps` is refused with the rule's message.
+    static func parse(_ frame: LineFramer.Frame, line: Int, limit: Int, apps: LineApps) -> AppRequestLine {
+        guard case .line(let buffer) = frame else {
+            return AppRequestLine(app: nil, line: .rejected(line: line, message: LineIntake.tooLongMessage(limit: limit)))
+        }
+        return buffer.withUnsafeReadableBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            if EventParser.isBlank(bytes) {
+                return AppRequestLine(app: nil, line: .rejected(line: line, message: LineIntake.blankLineMessage))
+            }
+            switch apps.app(of: bytes) {
+            case .failure(let refusal):
+                return AppRequestLine(app: nil, line: .rejected(line: line, message: refusal.message))
+            case .success(let app):
+                return AppRequestLine(app: app, line: RequestLine.parse(frame, line: line, limit: limit))
+            }
+        }
+    }
+}

@@ -65,24 +65,26 @@ final class SQLiteServeEngine: OwnerLoopEngine, @unchecked Sendable {
     init(_ loop: OwnerLoop<SQLiteStateStore, SQLiteStateStore>) { self.loop = loop }
 }
 
-/// `serve --state postgres://...`: a `SharedOwnerLoop` on the database's store (made by
-/// BeaconRulesPostgres, so that the server compiles no database driver), run by a
-/// `SharedOwnerRunner` made on the owner's thread as it starts. `@unchecked Sendable`: `loop` is
-/// handed to the runner once, on that thread, and `runner` is read only there (every call below
-/// is the owner thread's).
-final class SharedServeEngine<Store: SuppressionStore & SharedStateLog>: ServeEngine, @unchecked Sendable {
-    private var loop: SharedOwnerLoop<Store>?
-    private var runner: SharedOwnerRunner<Store>?
+/// `serve --state postgres://...`: the `SharedOwnerLoop` (or, with apps, the loops) on the
+/// database's stores (made by BeaconRulesPostgres, so that the server compiles no database
+/// driver), run by a runner made on the owner's thread as it starts. `@unchecked Sendable`:
+/// `loop` is handed to the runner once, on that thread, and `runner` is read only there (every
+/// call below is the owner thread's).
+final class SharedServeEngine<Drain: SharedDrain>: ServeEngine, @unchecked Sendable {
+    private var loop: Drain?
+    private var runner: SharedOwnerRunner<Drain>?
 
-    init(_ loop: SharedOwnerLoop<Store>) { self.loop = loop }
+    init(_ loop: Drain) {
+        self.loop = loop
+    }
 
     func start(on executor: UnownedSerialExecutor) {
         guard let loop else { return }
         self.loop = nil
-        runner = SharedOwnerRunner(loop: loop, executor: executor)
+        runner = SharedOwnerRunner(loop, executor: executor)
     }
 
-    private var started: SharedOwnerRunner<Store> {
+    private var started: SharedOwnerRunner<Drain> {
         guard let runner else { preconditionFailure("the database's engine used before the owner's thread started it") }
         return runner
     }

@@ -1,12 +1,28 @@
 import BeaconRules
 import NIOCore
 
-/// Runs the `SharedOwnerLoop` on the owner's thread, async: an actor whose executor is the
+/// What a `SharedOwnerRunner` applies its jobs to, on the owner's thread: one app's
+/// `SharedOwnerLoop`, or every app's (`SharedAppLoops`, `serve --apps`). Its calls are the
+/// runner's, one at a time (`nonisolated(nonsending)`: an awaited one runs on the runner's
+/// executor, the owner's thread).
+protocol SharedDrain: AnyObject {
+    /// Nothing is pending on the clock.
+    var isIdle: Bool { get }
+    /// Applies `jobs` (lines and reloads, in order) in transactions, and sends each
+    /// transaction's replies once they are durable.
+    nonisolated(nonsending) func drain(_ jobs: [EngineOwner.Job]) async
+    /// Moves the clock on (presence's pending exits), in a transaction.
+    nonisolated(nonsending) func tick() async
+    /// Ends the connections.
+    func close()
+}
+
+/// Runs a `SharedDrain` on the owner's thread, async: an actor whose executor is the
 /// `EngineOwner`, so its work runs there, and while a query is in flight the thread runs
 /// whatever else comes (a task resumed, more jobs queued). Jobs are taken in arrival order and
-/// applied strictly one transaction at a time: `take` only queues, and one drain at a time
-/// applies the queue, so a transaction never starts while another is awaiting the database.
-actor SharedOwnerRunner<Store: SuppressionStore & SharedStateLog> {
+/// applied strictly one drain at a time: `take` only queues, and one drain at a time applies the
+/// queue, so a transaction never starts while another is awaiting the database.
+actor SharedOwnerRunner<Drain: SharedDrain> {
     /// One piece of work, in arrival order.
     private enum Work {
         case jobs([EngineOwner.Job])
@@ -14,14 +30,14 @@ actor SharedOwnerRunner<Store: SuppressionStore & SharedStateLog> {
     }
 
     private let executor: UnownedSerialExecutor
-    private let loop: SharedOwnerLoop<Store>
+    private let target: Drain
     private var queue: [Work] = []
     /// A drain is running (a transaction may be awaiting the database).
     private(set) var isDraining = false
 
-    /// The runner of `loop` on `executor` (the owner's, on its thread).
-    init(loop: sending SharedOwnerLoop<Store>, executor: UnownedSerialExecutor) {
-        self.loop = loop
+    /// The runner of `target` on `executor` (the owner's, on its thread).
+    init(_ target: sending Drain, executor: UnownedSerialExecutor) {
+        self.target = target
         self.executor = executor
     }
 
@@ -29,7 +45,7 @@ actor SharedOwnerRunner<Store: SuppressionStore & SharedStateLog> {
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
 
     /// Nothing is pending on the clock.
-    var isIdle: Bool { loop.isIdle }
+    var isIdle: Bool { target.isIdle }
 
     /// Queues `jobs` after whatever came before.
     func take(_ jobs: [EngineOwner.Job]) {
@@ -44,9 +60,9 @@ actor SharedOwnerRunner<Store: SuppressionStore & SharedStateLog> {
         drainIfIdle()
     }
 
-    /// Ends the connection; called once the queue is drained.
+    /// Ends the connections; called once the queue is drained.
     func close() {
-        loop.close()
+        target.close()
     }
 
     private func drainIfIdle() {
@@ -55,9 +71,8 @@ actor SharedOwnerRunner<Store: SuppressionStore & SharedStateLog> {
         Task { await drain() }
     }
 
-    /// Applies the queue until it is empty: the jobs queued meanwhile go together (one
-    /// transaction for all, as the owner's thread gathers them), each transaction's replies sent
-    /// once it is committed.
+    /// Applies the queue until it is empty: the jobs queued meanwhile go together (as the owner's
+    /// thread gathers them), each transaction's replies sent once it is committed.
     private func drain() async {
         while !queue.isEmpty {
             let work = queue
@@ -65,19 +80,67 @@ actor SharedOwnerRunner<Store: SuppressionStore & SharedStateLog> {
             var jobs: [EngineOwner.Job] = []
             for case .jobs(let more) in work { jobs += more }
             if jobs.isEmpty {
-                await loop.tick()
-                continue
-            }
-            for step in SharedOwnerSteps.steps(jobs) {
-                switch step {
-                case .transaction(let transaction):
-                    ReplyDelivery.send(await loop.process(transaction))
-                case .reload(let campaigns, let locales, let continuation):
-                    loop.reload(campaigns: campaigns, locales: locales)
-                    continuation.resume()
-                }
+                await target.tick()
+            } else {
+                await target.drain(jobs)
             }
         }
         isDraining = false
+    }
+}
+
+extension SharedOwnerLoop: SharedDrain {
+    /// The jobs in transactions, each one's replies sent once it is committed.
+    nonisolated(nonsending) func drain(_ jobs: [EngineOwner.Job]) async {
+        await drain(jobs) { ReplyDelivery.send($0) }
+    }
+
+    /// The jobs in transactions of at most `SharedOwnerSteps.linesPerTransaction` lines, reloads
+    /// between them; each transaction's replies to `deliver` once it is committed.
+    nonisolated(nonsending) func drain(_ jobs: [EngineOwner.Job], deliver: ([(any ReplyTarget, ByteBuffer)]) -> Void) async {
+        for step in SharedOwnerSteps.steps(jobs) {
+            switch step {
+            case .transaction(let transaction):
+                deliver(await process(transaction))
+            case .reload(let campaigns, let locales, let continuation):
+                reload(campaigns: campaigns, locales: locales)
+                continuation.resume()
+            }
+        }
+    }
+}
+
+/// `serve --apps --state postgres://...`: every app's `SharedOwnerLoop`, each on a store of its
+/// own. A drain's jobs are cut per app (`AppRuns`); each app's runs go through its loop in
+/// transactions (its reloads between them), app after app, and the connections get their replies
+/// once every app's transactions of the drain are done, each connection's in its order.
+///
+/// Not `Sendable`: handed to its runner once, and called only there.
+final class SharedAppLoops<Store: SuppressionStore & SharedStateLog>: SharedDrain {
+    private let loops: [SharedOwnerLoop<Store>]
+    /// The metrics of what belongs to no app (`app=""`): lines naming none.
+    private let unnamed: ServeMetrics
+
+    init(_ loops: [SharedOwnerLoop<Store>], unnamed: ServeMetrics) {
+        self.loops = loops
+        self.unnamed = unnamed
+    }
+
+    var isIdle: Bool { loops.allSatisfy(\.isIdle) }
+
+    nonisolated(nonsending) func drain(_ jobs: [EngineOwner.Job]) async {
+        var runs = AppRuns(jobs, apps: loops.count, unnamed: unnamed)
+        for (app, appJobs) in runs.perApp.enumerated() where !appJobs.isEmpty {
+            await loops[app].drain(appJobs) { runs.take($0) }
+        }
+        ReplyDelivery.send(runs.replies())
+    }
+
+    nonisolated(nonsending) func tick() async {
+        for loop in loops where !loop.isIdle { await loop.tick() }
+    }
+
+    func close() {
+        for loop in loops { loop.close() }
     }
 }

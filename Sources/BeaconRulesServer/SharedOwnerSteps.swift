@@ -38,6 +38,8 @@ enum SharedOwnerSteps {
                 current = []
                 lines = 0
                 steps.append(.reload(campaigns, locales, continuation))
+            case .appLines, .appReload:
+                preconditionFailure(AppRuns.onlyTheAppsEngine)
             }
         }
         if !current.isEmpty { steps.append(.transaction(current)) }

@@ -21,8 +21,9 @@ public import ServiceLifecycle
 /// let records = try await rules.process(event)
 /// ```
 public actor RulesService: Service {
-    /// The thread every call runs on (the actor's executor).
-    private let owner = EngineOwner(threadNamed: "rules-service")
+    /// The thread every call runs on (the actor's executor): its own, or one that several apps'
+    /// services share with their state file (`RulesApps` on `StateStorage.sqlite(path:)`).
+    private let owner: EngineOwner
     private let engine: ServiceEngineKind
     /// Calls in order, one at a time, across their awaits (an actor alone would interleave them).
     private let turns = ServiceTurns()
@@ -34,6 +35,9 @@ public actor RulesService: Service {
     public private(set) var catalog: RulesCatalog
     /// How many catalogs were swapped in since the start (the console's pages follow it).
     package private(set) var loads = 0
+    /// The campaigns and locales in use with the number of their load (0: the first; each reload
+    /// counts one), read together: what was derived from a catalog holds while the number does.
+    package var loadedCatalog: (catalog: RulesCatalog, load: Int) { (catalog, loads) }
     private var closed = false
 
     /// Loads the campaigns and locales (throwing `CampaignLoadError` with every error, as the
@@ -57,6 +61,17 @@ public actor RulesService: Service {
         catalog: RulesCatalog, state: StateStorage = .inMemory, presence: PresenceSettings? = nil, retention: Retention = .default,
         logger: Logger = Logger(label: "beaconrules"), metrics: any MetricsFactory = MetricsSystem.factory
     ) throws {
+        try self.init(catalog: catalog, state: StateStorage.AppState(storage: state), presence: presence, retention: retention, logger: logger, metrics: metrics)
+    }
+
+    /// One app's service among several (`RulesApps`): its state as the apps' storage gives it,
+    /// on the owner it gives (a state file's apps share one).
+    package init(
+        catalog: RulesCatalog, state: StateStorage.AppState, presence: PresenceSettings?, retention: Retention, logger: Logger,
+        metrics: any MetricsFactory
+    ) throws {
+        owner = state.owner ?? EngineOwner(threadNamed: "rules-service")
+        let state = state.storage
         for warning in catalog.warnings { logger.warning("\(warning)") }
         let settings = presence ?? Self.defaultPresence(for: catalog.campaigns)
         engine = try state.open(catalog, settings, retention, logger)

@@ -56,13 +56,24 @@ package protocol SharedServiceEngine: AnyObject {
 }
 
 /// The `ServiceEngine` of a store and a log.
+///
+/// Several apps may share one store (a state file of `RulesApps`): `enter` makes this app's state
+/// the store's current one before each call, and `close` closes the store once the last app is
+/// done with it.
 package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: ServiceEngine {
     private let pipeline: LinePipeline<Store, Log, ServiceOutput>
+    private let enter: () -> Void
+    private let closeLog: (() -> Void)?
 
-    package init(catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention) throws {
+    package init(
+        catalog: RulesCatalog, store: Store, log: Log, presence: PresenceSettings, retention: Retention,
+        enter: @escaping () -> Void = {}, close: (() -> Void)? = nil
+    ) throws {
         pipeline = LinePipeline(
             engine: PresenceEngine(engine: RulesEngine(campaigns: catalog.campaigns, locales: catalog.locales, store: store), settings: presence),
             log: log, output: ServiceOutput(), logsPresenceInput: true, retention: retention)
+        self.enter = enter
+        closeLog = close
         try pipeline.loadLedger()
         try pipeline.loadPresence()
     }
@@ -72,6 +83,7 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
     }
 
     package func apply(_ lines: [(input: InputLine, identified: Bool)], shown: [FiringEntry]) throws -> ServiceOutput {
+        enter()
         pipeline.output.outcomes.removeAll(keepingCapacity: true)
         pipeline.output.unhandled.removeAll()
         do {
@@ -89,11 +101,13 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
     }
 
     package func reload(_ catalog: RulesCatalog) {
+        enter()
         pipeline.reload(campaigns: catalog.campaigns, locales: catalog.locales)
     }
 
     package func explain(_ event: BeaconEvent) -> [Explanation] {
-        Explanation.all(pipeline.engine.engine, event)
+        enter()
+        return Explanation.all(pipeline.engine.engine, event)
     }
 
     package func funnels() -> [CampaignFunnel] {
@@ -101,7 +115,7 @@ package final class ServicePipeline<Store: SuppressionStore, Log: StateLog>: Ser
     }
 
     package func close() {
-        pipeline.log.close()
+        if let closeLog { closeLog() } else { pipeline.log.close() }
     }
 
     package func held() -> HeldState {

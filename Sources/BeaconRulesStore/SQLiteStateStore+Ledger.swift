@@ -16,8 +16,9 @@ extension SQLiteStateStore {
     package func loadLedger() throws(StoreError) -> DeliveryLedger {
         var ledger = DeliveryLedger()
         var rows: [String: Int64] = [:]
-        let statement = try db.prepare("SELECT key, seq, line FROM ledger ORDER BY key, seq")
+        let statement = try db.prepare("SELECT key, seq, line FROM ledger WHERE app = ?1 ORDER BY key, seq")
         defer { statement.finalize() }
+        statement.bind(1, app)
         // A key has one row; were there more, the last saved would be the line.
         var last: (key: String, seq: Int64, line: [UInt8])?
         while true {
@@ -57,6 +58,7 @@ extension SQLiteStateStore {
                 saveLedgerLine.bind(1, nextLedgerRow)
                 saveLedgerLine.bind(2, line.key)
                 line.json.withUnsafeBytes { saveLedgerLine.bind(3, blob: $0) }
+                saveLedgerLine.bind(4, app)
                 _ = try saveLedgerLine.step()
                 ledgerRows[line.key] = nextLedgerRow
                 nextLedgerRow += 1
@@ -70,8 +72,9 @@ extension SQLiteStateStore {
 
     /// The row number of each saved line, when nothing loaded the ledger first.
     private func readLedgerRows() throws(StoreError) {
-        let statement = try db.prepare("SELECT key, seq FROM ledger")
+        let statement = try db.prepare("SELECT key, seq FROM ledger WHERE app = ?1")
         defer { statement.finalize() }
+        statement.bind(1, app)
         var rows: [String: Int64] = [:]
         while try statement.step() { rows[statement.text(0)] = statement.int64(1) }
         ledgerRows = rows
@@ -85,7 +88,7 @@ extension SQLiteStateStore {
         ledgerRowsKnown = false
     }
 
-    /// The ledger's table as this version lays it out, for a new file.
+    /// The ledger's table as version 2 laid it out (version 3 adds its app, `upgradeToApps`).
     static let ledgerTable = "CREATE TABLE ledger (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, line BLOB NOT NULL)"
 
     /// Version 1 to 2: the ledger's rows (keyed by their line key, without a row number) copied in

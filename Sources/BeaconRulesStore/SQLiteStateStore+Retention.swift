@@ -48,6 +48,7 @@ extension SQLiteStateStore {
             sweepFirings.bind(1, firingSweep.0)
             sweepFirings.bind(2, firingSweep.1)
             sweepFirings.bind(3, Int64(min(limit, Int(Int32.max))))
+            sweepFirings.bind(4, app)
             while try sweepFirings.step() {
                 seen += 1
                 let device = sweepFirings.text(0), campaign = sweepFirings.text(1)
@@ -62,6 +63,7 @@ extension SQLiteStateStore {
                 defer { deleteFiring.reset() }
                 deleteFiring.bind(1, device)
                 deleteFiring.bind(2, campaign)
+                deleteFiring.bind(3, app)
                 _ = try deleteFiring.step()
             }
         } catch {

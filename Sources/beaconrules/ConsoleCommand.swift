@@ -3,6 +3,7 @@ import BeaconRulesHTTP
 import BeaconRulesPostgres
 import BeaconRulesReplay
 import BeaconRulesService
+import CoreMetrics
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -22,8 +23,10 @@ struct ConsoleCommand: AsyncParsableCommand {
             atomically and reloads), /translations and /translations.csv, /try (one event's verdicts), \
             /results (funnels with --state; an uploaded trace's timeline). Loopback by default; on any \
             other host it does not start without --token-file. With --port 0 the bound port is printed \
-            on stdout as `listening on HOST:PORT`. Exit status 2: bad usage, campaigns, locales or \
-            state that do not load, or a host off loopback without a token.
+            on stdout as `listening on HOST:PORT`. With --apps FILE, / lists the file's apps and each \
+            app's pages are under /apps/ID/, each with its campaigns, locales and state (every app's \
+            rows in the one --state). Exit status 2: bad usage, campaigns, locales or state that do not \
+            load, or a host off loopback without a token.
             """
     )
 
@@ -34,6 +37,9 @@ struct ConsoleCommand: AsyncParsableCommand {
     var port = 7790
 
     @OptionGroup var catalog: CatalogOptions
+
+    @Option(help: ArgumentHelp("The console of the apps of this JSON file (docs/http.md \"Apps\"): each app's pages under /apps/ID/.", valueName: "file"))
+    var apps: String?
 
     @OptionGroup var stateOptions: StateOptions
 
@@ -47,18 +53,27 @@ struct ConsoleCommand: AsyncParsableCommand {
         let console = try consoleOptions.settings(catalog: catalog, host: host, hasState: stateOptions.state != nil)
         Serve.bootstrapLogging(logLevel)
         let logger = Logger(label: "beaconrules.console")
-        let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
-        let rules: RulesService
-        do {
-            rules = try RulesService(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateOptions.storage(), logger: logger)
-            // A database is connected now: one that does not open stops `console` here.
-            try await rules.openState()
-        } catch {
-            StandardError.write("beaconrules: \(error)\n")
-            throw ExitCode(2)
+        let served: RulesApps
+        if let apps {
+            served = try AppsLoading.load(
+                file: apps, catalog: catalog, state: stateOptions, presence: try PresenceOptions.parse([]), retention: try RetentionOptions.parse([]),
+                logger: logger, metrics: NOOPMetricsHandler.instance)
+            try await AppsLoading.openStates(served)
+        } else {
+            let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
+            let rules: RulesService
+            do {
+                rules = try RulesService(catalog: RulesCatalog(campaigns: campaigns, locales: locales), state: stateOptions.storage(), logger: logger)
+                // A database is connected now: one that does not open stops `console` here.
+                try await rules.openState()
+            } catch {
+                StandardError.write("beaconrules: \(error)\n")
+                throw ExitCode(2)
+            }
+            served = RulesApps(single: rules)
         }
         let host = self.host
-        let app = buildConsoleApplication(apps: RulesApps(single: rules), console: console, host: host, port: port, logger: logger) { port in
+        let app = buildConsoleApplication(apps: served, console: console, host: host, port: port, logger: logger) { port in
             OutputSink(fd: 1).write(Array("listening on \(host):\(port)\n".utf8))
         }
         let group = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

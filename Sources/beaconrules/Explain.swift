@@ -27,6 +27,8 @@ struct Explain: MainThreadCommand {
 
     @OptionGroup var stateOptions: StateOptions
 
+    @OptionGroup var app: AppOption
+
     @Flag(name: .customLong("json"), help: "One JSON object per campaign instead of text.")
     var json = false
 
@@ -38,7 +40,7 @@ struct Explain: MainThreadCommand {
         var opened: OpenState?
         do throws(StoreError) {
             if let location = try stateOptions.location(), location.exists {
-                opened = try await location.open(logger: Logger(label: "beaconrules.explain"))
+                opened = try await location.openExisting(app: app.id, logger: Logger(label: "beaconrules.explain"))
             }
         } catch {
             StandardError.write("beaconrules: \(error)\n")

@@ -27,7 +27,8 @@ struct HTTPCommand: AsyncParsableCommand {
             SIGHUP: reload the campaign and locale files (on failure the old set stays). With --apps \
             FILE, each app of the file is served by its own campaigns, locales and state, named by \
             its X-Api-Key (401 without one; GET /layout answers a key of no app 204, as the \
-            Sensorberg resolver does), and SIGHUP reloads every app. With --port 0 \
+            Sensorberg resolver does), SIGHUP reloads every app, and --state keeps every app's state \
+            (each app's rows under its id). With --port 0 \
             the bound port is printed on stdout as `listening on HOST:PORT`. Exit status 2: bad usage, \
             campaigns, locales or state that do not load.
             """
@@ -81,6 +82,7 @@ struct HTTPCommand: AsyncParsableCommand {
         let sources: [String: AppCatalogSource]
         if let apps {
             (served, sources) = try loadApps(file: apps, metrics: metrics, logger: logger)
+            try await AppsLoading.openStates(served)
         } else {
             let rules = try await loadSingle(metrics: metrics, logger: logger)
             served = RulesApps(single: rules)

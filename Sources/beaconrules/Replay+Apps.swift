@@ -7,9 +7,10 @@ import Foundation
 import Logging
 import Synchronization
 
-/// `replay --apps FILE`: every line names its app by its `app` field (docs/replay.md, "Apps"),
-/// and goes through that app's own service: its campaigns, locales and state (in memory), so the
-/// same event id in two apps is two events. Records come out in input order; a line without an
+/// `replay --apps FILE`: every line names its app by its `app` field (`LineApps`, the rule of
+/// `serve --apps` too; docs/replay.md, "Apps"), and goes through that app's own service: its
+/// campaigns, locales and state (in memory, or the app's rows in the one `--state`), so the same
+/// event id in two apps is two events. Records come out in input order; a line without an
 /// `app`, or with one the file does not have, is rejected like any other bad line.
 extension Replay {
     func replayApps(file: String, sources: [String]) throws {
@@ -57,6 +58,7 @@ struct AppsReplay: Sendable {
     /// The number of lines rejected.
     func replay(_ inputs: [(name: String, text: String)]) async throws -> Int {
         let stdout = OutputSink(fd: 1)
+        let lineApps = LineApps(ids: apps.apps.map(\.definition.id))
         var rejected = 0
         for input in inputs {
             var run: (app: RulesApps.App, first: Int, lines: [String])?
@@ -86,12 +88,12 @@ struct AppsReplay: Sendable {
                     continue
                 }
                 let app: RulesApps.App
-                switch Self.app(of: line, in: apps) {
-                case .success(let found): app = found
-                case .failure(let problem):
+                switch lineApps.app(of: line) {
+                case .success(let index): app = apps.apps[index]
+                case .failure(let refusal):
                     try await flush()
                     rejected += 1
-                    StandardError.write(ErrorLine.json(kind: "error", source: input.name, line: number, message: problem.message))
+                    StandardError.write(ErrorLine.json(kind: "error", source: input.name, line: number, message: refusal.message))
                     continue
                 }
                 if let pending = run, pending.app.definition.id != app.definition.id || pending.lines.count >= Self.runLength {
@@ -103,22 +105,5 @@ struct AppsReplay: Sendable {
             try await flush()
         }
         return rejected
-    }
-
-    /// Why a line names no app.
-    struct Unnamed: Error { var message: String }
-
-    /// The app the line's `app` member names.
-    static func app(of line: Substring, in apps: RulesApps) -> Result<RulesApps.App, Unnamed> {
-        guard let members = (try? JSONParser.parse(String(line)))?.objectMembers else {
-            return .failure(Unnamed(message: "not a JSON object with an `app` member: with --apps every line names its app"))
-        }
-        guard let id = members.first(where: { $0.key == "app" })?.value.stringValue else {
-            return .failure(Unnamed(message: "missing `app` (a string): with --apps every line names its app, one of \(apps.apps.map { "\"\($0.definition.id)\"" }.joined(separator: ", "))"))
-        }
-        guard let app = apps.app(id: id) else {
-            return .failure(Unnamed(message: "unknown app \"\(id)\": the apps file has \(apps.apps.map { "\"\($0.definition.id)\"" }.joined(separator: ", "))"))
-        }
-        return .success(app)
     }
 }

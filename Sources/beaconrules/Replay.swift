@@ -36,7 +36,7 @@ struct Replay: MainThreadCommand {
     @Flag(name: .customLong("no-responses"), help: ArgumentHelp("The events come with no response lines: delivered notifications are not remembered for responses (nor saved with --state), so memory does not grow with the records; a response line is an error."))
     var noResponses = false
 
-    @Option(name: .customLong("apps"), help: ArgumentHelp("Replay for the apps of this JSON file (docs/http.md \"Apps\"): every line names its app by its `app` field, and is decided by that app's campaigns, locales and state (in memory).", valueName: "file"))
+    @Option(name: .customLong("apps"), help: ArgumentHelp("Replay for the apps of this JSON file (docs/http.md \"Apps\"): every line names its app by its `app` field, and is decided by that app's campaigns, locales and state (in memory, or its rows in the one --state).", valueName: "file"))
     var apps: String?
 
     @Option(name: .customLong("jobs"), help: ArgumentHelp("Engines to share the events out to by device, each on a core (default: the cores replay may run on). Records come out in input order, the same as with --jobs 1. With --state, the presence layer or recorded scans, replay takes one job.", valueName: "n"))

@@ -13,11 +13,13 @@ struct Report: MainThreadCommand {
 
     @OptionGroup var stateOptions: StateOptions
 
+    @OptionGroup var app: AppOption
+
     @Flag(name: .customLong("json"), help: "Print JSON instead of a table.")
     var json = false
 
     func runOnMain() async throws {
-        guard let store = try await stateOptions.open(existing: true, logger: Logger(label: "beaconrules.report")) else {
+        guard let store = try await stateOptions.open(existing: true, app: app.id, logger: Logger(label: "beaconrules.report")) else {
             throw ValidationError("give --state: the state file (or database) that `replay --state` or `serve --state` kept")
         }
         defer { store.close() }

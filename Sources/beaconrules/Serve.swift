@@ -3,6 +3,7 @@ import BeaconRules
 import BeaconRulesHTTP
 import BeaconRulesReplay
 import BeaconRulesServer
+import BeaconRulesService
 import BeaconRulesStore
 import Logging
 import NIOCore
@@ -24,7 +25,9 @@ struct Serve: AsyncParsableCommand {
             --state). SIGTERM/SIGINT: stop accepting, answer what was read, exit 0. SIGHUP: reload the \
             campaign and locale files (on failure the old set stays). With --port 0 the bound port is \
             printed on stdout as `listening on HOST:PORT`. Exit status 2: bad usage, campaigns, locales \
-            or state that do not load, or an address that cannot be bound.
+            or state that do not load, or an address that cannot be bound. With --apps FILE, every line \
+            names its app by its `app` member and is decided by that app's campaigns, locales and state \
+            (each app's rows under its id in the one --state), and SIGHUP reloads every app.
             """
     )
 
@@ -38,6 +41,9 @@ struct Serve: AsyncParsableCommand {
     var allowRemote = false
 
     @OptionGroup var catalog: CatalogOptions
+
+    @Option(help: ArgumentHelp("Serve the apps of this JSON file (docs/serve.md \"Apps\"): every line names its app by its `app` field, and is decided by that app's campaigns, locales and state.", valueName: "file"))
+    var apps: String?
 
     @OptionGroup var presenceOptions: PresenceOptions
 
@@ -109,14 +115,18 @@ struct Serve: AsyncParsableCommand {
         }
         Self.bootstrapLogging(logLevel)
         let logger = Logger(label: "beaconrules.serve")
-        let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
         guard presenceOptions.inputFormat == .jsonl else {
             StandardError.write("beaconrules: serve reads JSON lines only; --input-format \(presenceOptions.inputFormat.rawValue) is for replay and timeline\n")
             throw ExitCode(2)
         }
-        configuration.presence = try presenceOptions.settings(campaigns: campaigns)
         let metrics = metricsOptions.endpoint()
         if let metrics { configuration.metrics = metrics.factory }
+        if let apps {
+            try await run(apps: apps, configuration: configuration, metrics: metrics, logger: logger)
+            return
+        }
+        let (campaigns, locales) = try catalog.load { warning in logger.warning("\(warning)") }
+        configuration.presence = try presenceOptions.settings(campaigns: campaigns)
         let listening = configuration
         let catalog = self.catalog
         let loaded = RulesCatalog(campaigns: campaigns, locales: locales)
@@ -139,6 +149,11 @@ struct Serve: AsyncParsableCommand {
                 configuration: configuration, catalog: loaded, store: nil,
                 loadCatalog: { catalog.read() }, logger: logger, onListening: onListening)
         }
+        try await run(server, metrics: metrics, logger: logger)
+    }
+
+    /// `server` with its signals (and the metrics port) until SIGTERM or SIGINT.
+    private func run(_ server: BeaconServer, metrics: MetricsEndpoint?, logger: Logger) async throws {
         // The metrics port first: the group stops services in reverse order, so it answers
         // (`/ready` with 503) until the server has stopped.
         let metricsPort = metrics.map { [metricsOptions.service($0, logger: logger) { await server.isReady }] } ?? []
@@ -157,6 +172,54 @@ struct Serve: AsyncParsableCommand {
             StandardError.write("beaconrules: \(error)\n")
             throw ExitCode(2)
         }
+    }
+}
+
+extension Serve {
+    /// `serve --apps FILE`: every app of the file with its campaigns, locales and presence
+    /// settings, its state in memory, in the one `--state` file (each app's rows under its id),
+    /// or in the `--state` database (a connection per app). Exit 2 with the file's problems, the
+    /// app whose files do not load, or `--campaigns`/`--locales`, which the file replaces.
+    private func run(apps file: String, configuration: ServerConfiguration, metrics: MetricsEndpoint?, logger: Logger) async throws {
+        guard catalog.campaignPaths.isEmpty, catalog.localesDirectory == "Locales" else {
+            StandardError.write("beaconrules: --apps gives each app its campaigns and locales: drop --campaigns and --locales\n")
+            throw ExitCode(2)
+        }
+        var served: [ServedApp] = []
+        do {
+            for definition in try AppsFile.read(path: file) {
+                let load: BeaconServer.CatalogLoader = { Result { () throws(CampaignLoadError) in try RulesApps.catalog(of: definition) } }
+                let catalog: RulesCatalog
+                do { catalog = try load().get() } catch { throw AppLoadError(app: definition.id, underlying: error) }
+                for warning in catalog.warnings { logger.warning("\(warning)", metadata: ["app": "\(definition.id)"]) }
+                served.append(ServedApp(
+                    id: definition.id, catalog: catalog, presence: try presenceOptions.settings(campaigns: catalog.campaigns), loadCatalog: load))
+            }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            StandardError.write("beaconrules: \(error)\n")
+            throw ExitCode(2)
+        }
+        let listening = configuration
+        let onListening: @Sendable (SocketAddress) -> Void = { address in
+            OutputSink(fd: 1).write(Array("listening on \(listening.host):\(address.port ?? listening.port)\n".utf8))
+        }
+        let server: BeaconServer
+        do throws(StoreError) {
+            switch try await stateOptions.openApps(served.map(\.id), checkpoints: checkpoints, logger: logger) {
+            case .postgres(let stores):
+                server = BeaconServer(configuration: configuration, apps: served, shared: stores, logger: logger, onListening: onListening)
+            case .sqlite(let store):
+                server = try BeaconServer(configuration: configuration, apps: served, store: store, logger: logger, onListening: onListening)
+            case nil:
+                server = try BeaconServer(configuration: configuration, apps: served, store: nil, logger: logger, onListening: onListening)
+            }
+        } catch {
+            StandardError.write("beaconrules: \(error)\n")
+            throw ExitCode(2)
+        }
+        try await run(server, metrics: metrics, logger: logger)
     }
 }
 

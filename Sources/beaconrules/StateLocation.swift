@@ -48,13 +48,66 @@ enum StateLocation: CustomStringConvertible {
     }
 
     /// Opens a state that must exist already (`report`, `state copy --from`): opening creates a
-    /// missing file, and a typo must not leave an empty state behind.
-    nonisolated(nonsending) func openExisting(logger: Logger) async throws(StoreError) -> OpenState {
+    /// missing file, and a typo must not leave an empty state behind. `app`: the app whose state
+    /// is read, which must be there (`report --app`); nil: the app `default`.
+    nonisolated(nonsending) func openExisting(app: String? = nil, logger: Logger) async throws(StoreError) -> OpenState {
         guard exists else {
             throw StoreError(path: description, message: "no such state file; give the file that `replay --state` wrote")
         }
-        return try await open(logger: logger)
+        guard let app else { return try await open(logger: logger) }
+        switch self {
+        case .sqlite(let path):
+            let store = try SQLiteStateStore(path: path)
+            guard let number = try store.number(ofApp: app, create: false) else {
+                let ids = try store.apps().map(\.id)
+                store.close()
+                throw StateApps.unknown(app, in: path, holding: ids)
+            }
+            store.use(app: number)
+            return .sqlite(store)
+        case .postgres(let location):
+            return .postgres(try await PostgresStateStore(location: location, app: app, create: false, logger: logger))
+        }
     }
+
+    /// Opens the state for upkeep (`beaconrules state`): a file (created if missing) or a
+    /// database whose schema is checked, without reading any app's ledger.
+    nonisolated(nonsending) func openForUpkeep(logger: Logger) async throws(StoreError) -> OpenState {
+        switch self {
+        case .sqlite(let path): return .sqlite(try SQLiteStateStore(path: path))
+        case .postgres(let location): return .postgres(try await PostgresStateStore(upkeepOf: location, logger: logger))
+        }
+    }
+
+    /// Opens the state of the apps `ids` (`serve --apps`): the file once (every app's rows in it,
+    /// the store switched to an app before its work), or a store per app on the database (each
+    /// its own connection).
+    nonisolated(nonsending) func openApps(_ ids: [String], checkpoints: CheckpointMode = .onThread, logger: Logger) async throws(StoreError) -> OpenApps {
+        switch self {
+        case .sqlite(let path):
+            return .sqlite(try SQLiteStateStore(path: path, checkpoints: checkpoints))
+        case .postgres(let location):
+            var stores: [PostgresStateStore] = []
+            for id in ids {
+                var appLogger = logger
+                appLogger[metadataKey: "app"] = "\(id)"
+                do {
+                    stores.append(try await PostgresStateStore(location: location, app: id, logger: appLogger))
+                } catch {
+                    for store in stores { store.close() }
+                    throw error
+                }
+            }
+            return .postgres(stores)
+        }
+    }
+}
+
+/// The state of several apps, opened (`serve --apps`): one SQLite file, or a PostgreSQL store per
+/// app.
+enum OpenApps {
+    case sqlite(SQLiteStateStore)
+    case postgres([PostgresStateStore])
 }
 
 /// A state store opened from a `StateLocation`, of either kind. Commands switch on it to call
@@ -79,19 +132,51 @@ enum OpenState {
         }
     }
 
-    /// Every row, to copy into another state.
-    nonisolated(nonsending) func export() async throws(StoreError) -> StateExport {
+    /// The ids of the apps the state holds, by number.
+    nonisolated(nonsending) func appIDs() async throws(StoreError) -> [String] {
         switch self {
-        case .sqlite(let store): return try store.export()
-        case .postgres(let store): return try await store.export()
+        case .sqlite(let store): return try store.apps().map(\.id)
+        case .postgres(let store): return try await store.apps().map(\.id)
         }
     }
 
-    /// Writes `export` into this state, which must be empty.
-    nonisolated(nonsending) func importState(_ export: StateExport) async throws(StoreError) {
+    /// Every row of app `id`, to copy into another state; an app the state does not have is an
+    /// error that names those it has.
+    nonisolated(nonsending) func export(app id: String) async throws(StoreError) -> StateExport {
         switch self {
-        case .sqlite(let store): try store.importState(export)
-        case .postgres(let store): try await store.importState(export)
+        case .sqlite(let store):
+            guard let number = try store.number(ofApp: id, create: false) else {
+                throw StateApps.unknown(id, in: store.path, holding: try store.apps().map(\.id))
+            }
+            store.use(app: number)
+            return try store.export()
+        case .postgres(let store): return try await store.export(app: id)
+        }
+    }
+
+    /// Writes `export` as app `id`'s state, which must hold none.
+    nonisolated(nonsending) func importState(_ export: StateExport, app id: String) async throws(StoreError) {
+        switch self {
+        case .sqlite(let store):
+            try store.use(appID: id)
+            try store.importState(export)
+        case .postgres(let store): try await store.importState(export, app: id)
+        }
+    }
+
+    /// Whether any app of the state holds a firing, an answer or a ledger line.
+    nonisolated(nonsending) func holdsState() async throws(StoreError) -> Bool {
+        switch self {
+        case .sqlite(let store): return try store.holdsState()
+        case .postgres(let store): return try await store.holdsState()
+        }
+    }
+
+    /// Deletes app `id` with every row of its state.
+    nonisolated(nonsending) func dropApp(_ id: String) async throws(StoreError) -> AppRowCounts {
+        switch self {
+        case .sqlite(let store): return try store.dropApp(id)
+        case .postgres(let store): return try await store.dropApp(id)
         }
     }
 }

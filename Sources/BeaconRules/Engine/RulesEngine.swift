@@ -33,6 +33,11 @@ public struct RulesEngine<Store: SuppressionStore> {
     public var ledger = DeliveryLedger()
     /// The handlers clicks run (`respond(to:)`).
     public var actionRegistry = ActionRegistry()
+    /// What the handlers returned in the transaction being attempted, by record and button; nil
+    /// when no transaction may run twice. `LinePipeline.checkpoint()` starts it empty and
+    /// `restore(_:)` keeps it: an attempt run again (it read what was not prepared) reuses what
+    /// the first attempt's handlers returned, so a click's handler runs once per transaction.
+    var handlerOutputs: [UInt64: [ActionOutput]]?
 
     // MARK: - Per-event scratch
 

@@ -25,15 +25,19 @@ extension LinePipeline {
         return reads
     }
 
-    /// What an attempt may change in the pipeline besides its store, as it is now.
+    /// What an attempt may change in the pipeline besides its store, as it is now; called once
+    /// per transaction, before its first attempt. From here the action handlers' outputs are kept
+    /// for the transaction's attempts (`RulesEngine.handlerOutputs`): a handler may act beyond
+    /// the pipeline (a host's own), and an attempt run again must not run it a second time.
     package func checkpoint() -> PipelineCheckpoint<Store> {
-        PipelineCheckpoint(
+        engine.engine.handlerOutputs = [:]
+        return PipelineCheckpoint(
             ledger: engine.engine.ledger, presence: engine.layer, delayed: engine.delayed, newestEventTime: newestEventTime, appliedSinceSettle: appliedSinceSettle,
             forgetCalls: forgetCalls, presenceChanged: presenceChanged)
     }
 
     /// Puts back what `checkpoint()` took: the attempt since is undone in memory (its store's
-    /// transaction was rolled back).
+    /// transaction was rolled back). The handlers' outputs stay, for the next attempt.
     package func restore(_ checkpoint: PipelineCheckpoint<Store>) {
         engine.engine.ledger = checkpoint.ledger
         engine.layer = checkpoint.presence

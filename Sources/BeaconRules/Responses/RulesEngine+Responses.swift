@@ -109,7 +109,12 @@ extension RulesEngine {
             outcome.unhandled = action.kind
             return outcome
         }
-        outcome.outputs = handler(ActionInvocation(record: record, action: action, actionId: actionId, response: response))
+        if let outputs = handlerOutputs?[once.value] {
+            outcome.outputs = outputs
+        } else {
+            outcome.outputs = handler(ActionInvocation(record: record, action: action, actionId: actionId, response: response))
+            handlerOutputs?[once.value] = outcome.outputs
+        }
         for case .schedule(let scheduled) in outcome.outputs {
             // A rescheduled record is the same notification: its responses count for this entry.
             ledger.alias(DeliveryLedger.key(scheduled.id), to: entry)

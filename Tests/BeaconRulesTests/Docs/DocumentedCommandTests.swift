@@ -31,7 +31,8 @@ struct DocumentedCommandTests {
         ("scripts/soak.sh", "a benchmark, run by hand; RetentionTests run its small version in process"),
         ("scripts/serve-postgres-benchmark.sh", "a benchmark, run by hand"),
         ("beaconrules serve --state postgres://", "ServePostgresTests, against a private PostgreSQL cluster"),
-        ("beaconrules state ", "ServePostgresTests, against a private PostgreSQL cluster"),
+        ("beaconrules state migrate", "ServePostgresTests, against a private PostgreSQL cluster"),
+        ("beaconrules state copy --from /var/lib/beaconrules/state.db --to postgres://", "ServePostgresTests and AppsPostgresTests, against a private PostgreSQL cluster"),
         ("PGPASSWORD=", "ServePostgresTests run serve on PostgreSQL against a private cluster"),
     ]
 

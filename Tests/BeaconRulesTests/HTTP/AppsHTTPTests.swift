@@ -120,10 +120,12 @@ struct AppsHTTPTests {
         #expect(await server.waitForExit() == 0)
     }
 
-    @Test func anAppsFileWithStateOrCampaignsIsRefused() throws {
-        let result = try CommandRunner.run(["http", "--apps", Paths.fixture("apps/apps.json"), "--state", Paths.temporaryDirectory() + "/s.state"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("--apps gives each app its campaigns"))
+    @Test func anAppsFileWithCampaignsOrLocalesIsRefused() throws {
+        for option in [["--campaigns", "Campaigns"], ["--locales", "Tests/Fixtures"]] {
+            let result = try CommandRunner.run(["http", "--apps", Paths.fixture("apps/apps.json")] + option)
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("--apps gives each app its campaigns and locales"))
+        }
     }
 
     @Test func eachAppsMetricsCarryItsAppLabel() async throws {

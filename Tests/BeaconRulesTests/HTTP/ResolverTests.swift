@@ -73,6 +73,28 @@ struct ResolverTests {
         }
     }
 
+    /// The whole layout is kept between fetches (`LayoutCache`) and written again on a reload:
+    /// the same bytes and tag until then, the reloaded campaigns after.
+    @Test func theLayoutIsTheSameUntilAReloadAndTheReloadedOneAfter() async throws {
+        let apps = try AppsHTTPTests.apps()
+        try await buildApplication(apps: apps, settings: HTTPSettings(port: 0), logger: Logger(label: "test")).test(.router) { client in
+            func fetch() async throws -> (etag: String?, body: String) {
+                try await client.execute(uri: "/layout", method: .get, headers: Self.headers()) { ($0.headers[.eTag], String(buffer: $0.body)) }
+            }
+            let first = try await fetch()
+            let again = try await fetch()
+            #expect(again.etag == first.etag)
+            #expect(again.body == first.body)
+            #expect(first.body.contains("shop-coupon"))
+            let museum = try #require(apps.app(id: "museum"))
+            try await museum.rules.reload(campaigns: [.path(Paths.repo("Campaigns/museum/01-visit.json"))], locales: .folder(Paths.locales))
+            let reloaded = try await fetch()
+            #expect(reloaded.etag != first.etag)
+            #expect(reloaded.body.contains("museum-goodbye"))
+            #expect(!reloaded.body.contains("shop-coupon"))
+        }
+    }
+
     @Test func xPidKeepsOnlyTheActionsOfThatBeacon() async throws {
         try await AppsHTTPTests.app().test(.router) { client in
             var headers = Self.headers()

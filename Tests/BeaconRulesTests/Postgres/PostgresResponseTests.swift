@@ -97,7 +97,7 @@ extension ServePostgresTests {
 
         let migrated = try CommandRunner.run(["state", "migrate", "--state", url])
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("schema version 2 upgraded to 3"))
+        #expect(migrated.stdout.contains("schema version 2 upgraded to 4"))
         #expect(try cluster.psql("migrate_ledger", "SELECT key, coalesce(delivery, '-') FROM ledger ORDER BY key") == """
             0:00000000000000aa|00000000000000aa
             1:00000000000000bb|00000000000000aa

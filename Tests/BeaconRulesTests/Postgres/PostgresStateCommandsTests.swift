@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// `report`, `explain` and `state copy` take a PostgreSQL `--state` as they take an SQLite file:
-/// one store factory (`StateLocation`) behind every `--state`.
-@Suite("state commands: PostgreSQL", .postgresCluster)
+/// one store factory (`StateLocation`) behind every `--state`. Each test has a time limit, as
+/// `ServePostgresTests`' have.
+@Suite("state commands: PostgreSQL", .postgresCluster, .timeLimit(.minutes(5)))
 struct PostgresStateCommandsTests {
     static let responses = "Tests/Fixtures/seeds/xtremepush-custom-message-handling/responses.jsonl"
 

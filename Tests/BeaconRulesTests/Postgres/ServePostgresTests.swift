@@ -10,8 +10,10 @@ import Testing
 /// apply each device's events as one replay would; kill -9 of one loses and doubles nothing; a
 /// database restart costs errors, never a false ok, and no restart of `serve`.
 ///
-/// Serialized: one test restarts the cluster under the others' feet otherwise.
-@Suite("serve: PostgreSQL", .serialized, .postgresCluster)
+/// Serialized: one test restarts the cluster under the others' feet otherwise. Each test has a
+/// time limit (generous: a limit, not a measurement), so that a hang fails the test instead of
+/// stalling the run; the wait a test is stuck in must end when the test is cancelled.
+@Suite("serve: PostgreSQL", .serialized, .postgresCluster, .timeLimit(.minutes(5)))
 struct ServePostgresTests {
     @Test func oneInstanceAnswersAsReplayAndResendsGetTheSameBytes() async throws {
         let cluster = try PostgresCluster.shared()
@@ -177,12 +179,12 @@ struct ServePostgresTests {
 
         let migrated = try CommandRunner.run(["state", "migrate", "--state", url])
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("schema version 1 upgraded to 3"))
-        #expect(try cluster.psql("migrate", "SELECT version FROM beaconrules_schema") == "3\n")
+        #expect(migrated.stdout.contains("schema version 1 upgraded to 4"))
+        #expect(try cluster.psql("migrate", "SELECT version FROM beaconrules_schema") == "4\n")
         #expect(try cluster.psql("migrate", "SELECT count(*) FROM pg_indexes WHERE indexname = 'answered_at'") == "1\n")
 
         let again = try CommandRunner.run(["state", "migrate", "--state", url])
-        #expect(again.stdout.contains("schema version 3, up to date"))
+        #expect(again.stdout.contains("schema version 4, up to date"))
     }
 
     @Test func copyMovesAnSQLiteStateAndServeAnswersResendsAsBefore() async throws {

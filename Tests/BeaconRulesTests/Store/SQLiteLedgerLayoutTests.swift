@@ -80,7 +80,7 @@ struct SQLiteLedgerLayoutTests {
         db.close()
 
         let upgraded = try SQLiteStateStore(path: old), reference = try SQLiteStateStore(path: current)
-        #expect(try upgraded.db.integer("PRAGMA user_version") == 2)
+        #expect(try upgraded.db.integer("PRAGMA user_version") == 3)
         #expect(try upgraded.loadLedger().allLines() == reference.loadLedger().allLines())
         #expect(try upgraded.export().ledger.map(\.key) == reference.export().ledger.map(\.key))
         upgraded.close()
@@ -99,9 +99,47 @@ struct SQLiteLedgerLayoutTests {
         #expect(try after.loadLedger().allLines() == afterReference.loadLedger().allLines())
     }
 
-    /// Lays a state file out as version 1 did: ledger rows keyed by line key (no row number), no
-    /// record tails (answers stored whole).
+    /// Lays a state file of one app (the app `default`, number 0) out as version 2 did, before
+    /// apps: no `app` table, no app in any row, the presence snapshot the one row 1; each table
+    /// created with version 2's own statement.
+    static func makeVersionTwo(_ path: String) throws {
+        let db = try SQLiteConnection(path: path)
+        defer { db.close() }
+        #expect(try db.integer("SELECT count(*) FROM app WHERE num <> 0") == 0, "version 2 held one app's state")
+        try db.execute("""
+            BEGIN;
+            CREATE TABLE firing_v2 (
+                device TEXT NOT NULL, campaign TEXT NOT NULL, time INTEGER NOT NULL,
+                PRIMARY KEY (device, campaign)) WITHOUT ROWID;
+            INSERT INTO firing_v2 SELECT device, campaign, time FROM firing;
+            DROP TABLE firing;
+            ALTER TABLE firing_v2 RENAME TO firing;
+            CREATE TABLE answered_v2 (event TEXT PRIMARY KEY NOT NULL, records BLOB NOT NULL, at INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO answered_v2 (rowid, event, records, at) SELECT rowid, event, records, at FROM answered;
+            DROP TABLE answered;
+            ALTER TABLE answered_v2 RENAME TO answered;
+            CREATE TABLE ledger_v2 (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, line BLOB NOT NULL);
+            INSERT INTO ledger_v2 SELECT seq, key, line FROM ledger;
+            DROP TABLE ledger;
+            ALTER TABLE ledger_v2 RENAME TO ledger;
+            CREATE TABLE presence_v2 (id INTEGER PRIMARY KEY CHECK (id = 1), snapshot BLOB NOT NULL);
+            INSERT INTO presence_v2 SELECT 1, snapshot FROM presence;
+            DROP TABLE presence;
+            ALTER TABLE presence_v2 RENAME TO presence;
+            CREATE TABLE outbox_v2 (seq INTEGER PRIMARY KEY AUTOINCREMENT, records BLOB NOT NULL, at INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO outbox_v2 SELECT seq, records, at FROM outbox;
+            DROP TABLE outbox;
+            ALTER TABLE outbox_v2 RENAME TO outbox;
+            DROP TABLE app;
+            PRAGMA user_version = 2;
+            COMMIT;
+            """)
+    }
+
+    /// Lays a state file out as version 1 did: version 2's layout, but ledger rows keyed by line
+    /// key (no row number), no record tails (answers stored whole).
     static func makeVersionOne(_ path: String) throws {
+        try makeVersionTwo(path)
         let db = try SQLiteConnection(path: path)
         defer { db.close() }
         let tails = try db.integer("SELECT count(*) FROM tail")
@@ -122,12 +160,12 @@ struct SQLiteLedgerLayoutTests {
         let path = directory + "/later.db"
         try SQLiteStateStore(path: path).close()
         let db = try SQLiteConnection(path: path)
-        try db.execute("PRAGMA user_version = 3")
+        try db.execute("PRAGMA user_version = 4")
         db.close()
         #expect {
             try SQLiteStateStore(path: path).close()
         } throws: { error in
-            "\(error)".contains("state file version 3; this beaconrules reads versions 1 (upgraded when opened) and 2")
+            "\(error)".contains("state file version 4; this beaconrules reads versions 1 and 2 (upgraded when opened) and 3")
         }
     }
 }
