@@ -6,24 +6,34 @@ import NIOCore
 ///
 /// Answers are forgotten oldest first once the answer retention has passed (`forgetAnswers`):
 /// `order` holds them in the order they were given, so each step removes from its front, and
-/// the arena frees each chunk once no answer in it is left. `order` and `references` grow a block
-/// at a time (`SegmentedQueue`): a buffer that doubles would copy all the answers at once.
+/// the arena frees each chunk once no answer in it is left. Nothing here grows all at once:
+/// `order` and `references` grow a block at a time (`SegmentedQueue`: a buffer that doubles
+/// would copy all the answers at once), and the ids are found through `answers`, a table that
+/// doubles a few slots per answer given or forgotten (`GrowingSlots`: a dictionary that doubles
+/// puts every id again at once).
 package final class MemoryStateLog: StateLog {
-    /// Where each answered event's records sit: their own bytes in `arena`, and the runs they
-    /// refer to (`references[start - referencesBase ..< ... + count]`).
-    private struct Answer {
-        var own: ByteArena.Slot
-        var referencesStart: Int
-        var referencesCount: UInt32
-    }
-
-    /// An answer in the order given: its id, when it was given, and where it is.
+    /// An answer in the order given: its id, when it was given, and where its records are: their
+    /// own bytes in `arena`, and the runs they refer to (`references[referencesStart -
+    /// referencesBase ..< ... + referencesCount]`).
     private struct Given {
         var id: String
         var at: Int64
         var chunk: Int
         var own: ByteArena.Slot
+        var referencesStart: Int
         var referencesCount: UInt32
+    }
+
+    /// An id's place in `answers`: the hash of the id and the number of its answer in the order
+    /// given (`order[sequence - orderBase]`, where the id is compared); -1 an empty slot, -2 a
+    /// removed one.
+    private struct AnswerSlot: GrowingSlot {
+        static let empty = AnswerSlot(hash: 0, sequence: -1)
+        static let removed = AnswerSlot(hash: 0, sequence: -2)
+        var hash: UInt64
+        var sequence: Int
+        var isEmpty: Bool { sequence == -1 }
+        var isRemoved: Bool { sequence == -2 }
     }
 
     /// A run of an answer that stays where the engine wrote it (a record tail in the engine's
@@ -34,12 +44,15 @@ package final class MemoryStateLog: StateLog {
         var count: UInt32
     }
 
-    private var answers: [String: Answer] = [:]
+    /// Each answered id's latest answer, by the id's (seeded) hash.
+    private var answers = GrowingSlots<AnswerSlot>()
     private var arena = ByteArena()
     private var references = SegmentedQueue<Reference>()
     /// The number of the first of `references` (numbers keep counting as the front goes).
     private var referencesBase = 0
     private var order = SegmentedQueue<Given>()
+    /// The number of the first of `order`.
+    private var orderBase = 0
     /// The wall clock answers are stamped with (`setClock`).
     private var clock: Int64 = 0
     /// What the references point into, kept alive as long as the log (an engine replaced by a
@@ -48,11 +61,7 @@ package final class MemoryStateLog: StateLog {
     private var outboxEntries = CircularBuffer<(seq: Int64, at: Int64, records: [UInt8])>()
     private var nextOutboxSeq: Int64 = 1
 
-    package init() {
-        // Room for a million answers before the first rehash (a rehash moves every key, and the
-        // log only grows); untouched capacity costs address space, not memory.
-        answers.reserveCapacity(1 << 20)
-    }
+    package init() {}
 
     package func begin() {}
     package func commit() {}
@@ -60,10 +69,23 @@ package final class MemoryStateLog: StateLog {
 
     package var keepsReferences: Bool { true }
     package var heldAnswers: Int { answers.count }
+
+    private static func hash(_ id: String) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(id)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// The latest answer given to `id`, with its place in `answers`.
+    private func given(_ id: String, hash: UInt64) -> (place: GrowingSlots<AnswerSlot>.Place, given: Given)? {
+        let base = orderBase
+        guard let place = answers.place(hash: hash, where: { $0.hash == hash && order[$0.sequence - base].id == id }) else { return nil }
+        return (place, order[answers[place].sequence - base])
+    }
     package var fileBytes: Int? { nil }
 
     package func answer(event id: String) -> [UInt8]? {
-        guard let answer = answers[id] else { return nil }
+        guard let (_, answer) = given(id, hash: Self.hash(id)) else { return nil }
         let own = arena.bytes(answer.own)
         if answer.referencesCount == 0 { return own }
         var joined: [UInt8] = []
@@ -81,8 +103,7 @@ package final class MemoryStateLog: StateLog {
 
     package func remember(event id: String, records: [UInt8]) {
         let own = arena.append(records)
-        answers[id] = Answer(own: own, referencesStart: referencesBase + references.count, referencesCount: 0)
-        order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesCount: 0))
+        given(id, own: own, referencesStart: referencesBase + references.count, referencesCount: 0)
     }
 
     package func remember(event id: String, written records: JSONWriter, holding storage: AnyObject) {
@@ -92,9 +113,19 @@ package final class MemoryStateLog: StateLog {
             references.append(Reference(start: reference.start, at: UInt32(reference.at), count: UInt32(reference.count)))
         }
         let own = arena.append(records.bytes)
-        let count = UInt32(records.references.count)
-        answers[id] = Answer(own: own, referencesStart: start, referencesCount: count)
-        order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesCount: count))
+        given(id, own: own, referencesStart: start, referencesCount: UInt32(records.references.count))
+    }
+
+    /// Appends an answer to `order` and makes it the id's (an id answered again: the latest).
+    private func given(_ id: String, own: ByteArena.Slot, referencesStart: Int, referencesCount: UInt32) {
+        let hash = Self.hash(id)
+        let sequence = orderBase + order.count
+        if let (place, _) = given(id, hash: hash) {
+            answers[place].sequence = sequence
+        } else {
+            answers.insert(AnswerSlot(hash: hash, sequence: sequence))
+        }
+        order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesStart: referencesStart, referencesCount: referencesCount))
     }
 
     package func setClock(_ now: Timestamp) { clock = now.milliseconds }
@@ -104,11 +135,13 @@ package final class MemoryStateLog: StateLog {
     package func forgetAnswers(before time: Timestamp, limit: Int) -> Int {
         var forgotten = 0
         while forgotten < limit, let oldest = order.first, oldest.at < time.milliseconds {
-            order.removeFirst()
-            // An id given again after it was forgotten has a newer answer: that one stays.
-            if let answer = answers[oldest.id], answer.own.chunk == oldest.own.chunk, answer.own.offset == oldest.own.offset, answer.own.count == oldest.own.count {
-                answers[oldest.id] = nil
+            // An id given again after this answer has a newer one: that one stays.
+            let sequence = orderBase
+            if let place = answers.place(hash: Self.hash(oldest.id), where: { $0.sequence == sequence }) {
+                answers.remove(at: place)
             }
+            order.removeFirst()
+            orderBase += 1
             references.removeFirst(Int(oldest.referencesCount))
             referencesBase += Int(oldest.referencesCount)
             forgotten += 1
@@ -130,6 +163,8 @@ package final class MemoryStateLog: StateLog {
     package func loadLedger() -> DeliveryLedger { DeliveryLedger() }
     package func saveLedger(_ lines: [DeliveryLedger.Line]) {}
     package func loadPresence() -> [UInt8]? { nil }
+    /// The presence layer lives in the engine: no snapshot is kept, so none is made.
+    package var savesPresence: Bool { false }
     package func savePresence(_ snapshot: [UInt8]) {}
 
     package func appendOutbox(_ records: [UInt8]) {

@@ -1,6 +1,9 @@
-/// A binary min-heap: the presence layer's timers and its reorder buffer.
+/// A binary min-heap: the presence layer's timers and its reorder buffer. Its items are in
+/// chunks (`ChunkedArray`), so that a heap of hundreds of thousands of buffered sightings grows
+/// without copying them all. Items are compared and swapped where they are (`isOrdered`,
+/// `swapAt`): a buffered sighting refers to its strings, and a copy retains them.
 struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
-    private(set) var items: [Element] = []
+    private(set) var items = ChunkedArray<Element>(shift: 12)
 
     var isEmpty: Bool { items.isEmpty }
     var count: Int { items.count }
@@ -11,7 +14,7 @@ struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
         var i = items.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
-            guard items[i] < items[parent] else { break }
+            guard items.isOrdered(i, before: parent) else { break }
             items.swapAt(i, parent)
             i = parent
         }
@@ -25,8 +28,8 @@ struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
         while true {
             let l = 2 * i + 1, r = l + 1
             var smallest = i
-            if l < items.count && items[l] < items[smallest] { smallest = l }
-            if r < items.count && items[r] < items[smallest] { smallest = r }
+            if l < items.count && items.isOrdered(l, before: smallest) { smallest = l }
+            if r < items.count && items.isOrdered(r, before: smallest) { smallest = r }
             if smallest == i { break }
             items.swapAt(i, smallest)
             i = smallest

@@ -85,7 +85,7 @@ extension LinePipeline {
         engine.layer.idleHorizon = retention.answers
         engine.advance(to: now, into: &fired)
         log.appendOutbox(fired.bytes)
-        log.savePresence(engine.snapshot())
+        if log.savesPresence { log.savePresence(engine.snapshot()) }
         presenceChanged = false
     }
 

@@ -34,25 +34,39 @@ struct ExclusiveZones: Sendable {
     var subject: PresenceSubject
     var zoneIndex: [String: Int] = [:]
     var zones: [Zone] = []
-    /// Per pair: its zone, and its hearing gate.
+    /// Zones whose subject was forgotten, to be given to new subjects.
+    var freeZones: [Int] = []
+    /// Per pair slot: its zone (-1: a free slot), and its hearing gate.
     var zoneOf: [Int] = []
     var gates: [PresenceTracker] = []
     private var scratch: [PresenceTracker.Change] = []
 
     init(subject: PresenceSubject) { self.subject = subject }
 
-    /// Registers pair `index` (the layer's next slot).
-    mutating func add(_ key: PresenceKey, settings: PresenceSettings) {
+    /// Registers a new pair in slot `pair` (the layer's, a free one or the next).
+    mutating func add(_ key: PresenceKey, pair: Int, settings: PresenceSettings) {
         let name = subject.subject(of: key)
         let zone: Int
-        if let known = zoneIndex[name] { zone = known } else {
+        if let known = zoneIndex[name] { zone = known } else if let free = freeZones.popLast() {
+            zone = free
+            zoneIndex[name] = zone
+        } else {
             zone = zones.count
             zoneIndex[name] = zone
             zones.append(Zone())
         }
-        zones[zone].pairs.append(zoneOf.count)
-        zoneOf.append(zone)
-        gates.append(PresenceTracker(settings: settings))
+        zones[zone].pairs.append(pair)
+        while zoneOf.count < pair {
+            zoneOf.append(-1)
+            gates.append(PresenceTracker(settings: settings))
+        }
+        if pair == zoneOf.count {
+            zoneOf.append(zone)
+            gates.append(PresenceTracker(settings: settings))
+        } else {
+            zoneOf[pair] = zone
+            gates[pair] = PresenceTracker(settings: settings)
+        }
     }
 
     /// Feeds a sighting to its pair's gate; true when it qualifies (keeps a heard pair alive).

@@ -1,68 +1,78 @@
 extension PresenceLayer {
-    /// Forgets the (device, beacon) pairs idle at `now` (`PresenceTracker.isForgettable`: no open
-    /// stay, nothing pending, no input for `idleHorizon`), keeping every other pair's state as it
-    /// is: their trackers, hearing gates and zones, with timers made again from the trackers (as a
-    /// restore makes them; a timer only resolves what is due). Not while a device runs behind the
-    /// stream on a lane of its own (replay), whose lanes name devices by index.
+    /// Slots the sweep of idle pairs looks at per clock step at least, and per input since the
+    /// last step: a sweep over N slots is done before N/8 more inputs came (so before the pairs
+    /// could double), and no step reads more than a slice.
+    static var sweepStep: Int { 1_024 }
+    static var sweptPerInput: Int { 8 }
+
+    /// A slice of the sweep of idle pairs: looks at up to `limit` slots from where the sweep under
+    /// way stopped (a new sweep from the first slot) and forgets the pairs idle at `now`
+    /// (`PresenceTracker.isForgettable`: no open stay, nothing pending, no input for
+    /// `idleHorizon`), freeing their slots for new pairs; every other pair's state stays as it is,
+    /// in its slot, with its timers. Not while a device runs behind the stream on a lane of its
+    /// own (replay), whose lanes name devices by index.
     ///
-    /// Runs when the pairs held reach `sweepAt`, which becomes twice the pairs kept: a sweep
-    /// reads every pair, so each costs a constant per pair added since the last.
-    package mutating func forgetIdlePairs(at now: Int64) {
+    /// A sweep starts when the pairs held reach `sweepAt`, which becomes twice the pairs kept
+    /// when it ends: each sweep reads every slot, so sweeping costs a constant per pair added. A
+    /// sweep used to read and rebuild every pair at once (keys, trackers, the key index, timers
+    /// and zones renumbered): at 100,000 pairs a pause of tens of milliseconds for the one owner.
+    /// A pair forgotten one slice later than it would have been all at once decides nothing
+    /// differently: it was idle (`IdlePairsTests`).
+    package mutating func forgetIdlePairs(at now: Int64, limit: Int) {
         guard lanes.isEmpty, now != Int64.min else { return }
         let horizon = Swift.max(
             idleHorizon, settings.smoothingWindowMilliseconds, settings.enterWindowMilliseconds,
             settings.exitTimeoutMilliseconds &+ settings.maxLatenessMilliseconds)
-        var newIndex = [Int](repeating: -1, count: keys.count)
-        var kept = 0
-        for index in keys.indices where !trackers[index].isForgettable(at: now, after: horizon) {
-            newIndex[index] = kept
-            kept += 1
+        var slot = sweepNext ?? 0
+        let end = limit >= pairKeys.count - slot ? pairKeys.count : slot + limit
+        while slot < end {
+            if serials[slot] >= 0 && trackers[slot].isForgettable(at: now, after: horizon) { forgetPair(slot) }
+            slot += 1
         }
-        if kept < keys.count {
-            var keptKeys: [PresenceKey] = [], keptTrackers: [PresenceTracker] = []
-            keptKeys.reserveCapacity(kept)
-            keptTrackers.reserveCapacity(kept)
-            for index in keys.indices where newIndex[index] >= 0 {
-                keptKeys.append(keys[index])
-                keptTrackers.append(trackers[index])
-            }
-            keys = keptKeys
-            trackers = keptTrackers
-            keyIndex = [:]
-            for (index, key) in keys.enumerated() { keyIndex[key] = index }
-            zones?.keep(newIndex)
-            // Devices are named again by the pairs kept (no lane refers to one: see the guard).
-            deviceIndex = [:]
-            rebuildTimers()
+        if slot < pairKeys.count {
+            sweepNext = slot
+            return
         }
-        sweepAt = Swift.max(Self.firstSweep, 2 * kept)
+        sweepNext = nil
+        sweepAt = Swift.max(Self.firstSweep, 2 * pairCount)
+        // No lane is open and none will be (the clock has moved on): device names are not needed.
+        if !deviceIndex.isEmpty { deviceIndex = [:] }
+    }
+
+    /// A whole sweep at once (tests, and a layer that must be small now).
+    package mutating func forgetIdlePairs(at now: Int64) {
+        guard lanes.isEmpty, now != Int64.min else { return }
+        sweepNext = 0
+        forgetIdlePairs(at: now, limit: Int.max)
+    }
+
+    /// Frees the slot of a pair: its key, tracker and zone place go; its timers are stale.
+    private mutating func forgetPair(_ slot: Int) {
+        let key = pairKeys[slot]
+        if let place = keyIndex.place(hash: Self.hash(key), where: { $0.slot == slot }) { keyIndex.remove(at: place) }
+        zones?.remove(key, pair: slot, settings: settings)
+        trackers[slot] = PresenceTracker(settings: settings)
+        serials[slot] = -1
+        scheduledAt[slot] = Int64.max
+        freeSlots.append(slot)
     }
 }
 
 extension ExclusiveZones {
-    /// Keeps the pairs whose `newIndex` is not -1, renumbered so; a zone left with no pair (its
-    /// subject not heard for long) goes. The decisions of the pairs kept go on as they were.
-    mutating func keep(_ newIndex: [Int]) {
-        func renumbered(_ pair: Int?) -> Int? { pair.flatMap { newIndex[$0] >= 0 ? newIndex[$0] : nil } }
-        var zoneNumber = [Int](repeating: -1, count: zones.count)
-        var keptZones: [Zone] = []
-        for (number, zone) in zones.enumerated() {
-            var zone = zone
-            zone.pairs = zone.pairs.compactMap { renumbered($0) }
-            guard !zone.pairs.isEmpty else { continue }
-            zone.present = renumbered(zone.present)
-            zone.challenger = renumbered(zone.challenger)
-            zoneNumber[number] = keptZones.count
-            keptZones.append(zone)
+    /// Forgets pair `pair` (its key `key`): the others of its zone keep their order and their
+    /// decisions; a zone left with no pair (its subject not heard for long) goes, its number
+    /// given to the next new subject.
+    mutating func remove(_ key: PresenceKey, pair: Int, settings: PresenceSettings) {
+        let zone = zoneOf[pair]
+        zones[zone].pairs.removeAll { $0 == pair }
+        if zones[zone].present == pair { zones[zone].present = nil }
+        if zones[zone].challenger == pair { zones[zone].challenger = nil }
+        zoneOf[pair] = -1
+        gates[pair] = PresenceTracker(settings: settings)
+        if zones[zone].pairs.isEmpty {
+            zoneIndex[subject.subject(of: key)] = nil
+            zones[zone] = Zone()
+            freeZones.append(zone)
         }
-        zones = keptZones
-        zoneIndex = zoneIndex.compactMapValues { zoneNumber[$0] >= 0 ? zoneNumber[$0] : nil }
-        var keptZoneOf: [Int] = [], keptGates: [PresenceTracker] = []
-        for pair in zoneOf.indices where newIndex[pair] >= 0 {
-            keptZoneOf.append(zoneNumber[zoneOf[pair]])
-            keptGates.append(gates[pair])
-        }
-        zoneOf = keptZoneOf
-        gates = keptGates
     }
 }

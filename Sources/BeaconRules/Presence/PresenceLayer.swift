@@ -48,10 +48,21 @@ public struct PresenceLayer: Sendable {
     /// The thresholds and timings the layer applies.
     public let settings: PresenceSettings
     var campaigns: CampaignSet
-    var keyIndex: [PresenceKey: Int] = [:]
-    /// Every (device, beacon) pair tracked, in the order first seen.
-    public internal(set) var keys: [PresenceKey] = []
-    package internal(set) var trackers: [PresenceTracker] = []
+    /// The slot of each (device, beacon) pair held, by the key's (seeded) hash: a table that
+    /// doubles a few slots per pair added or forgotten (`GrowingSlots`).
+    var keyIndex = GrowingSlots<PairSlot>()
+    /// The pairs by slot. A forgotten pair's slot is free (`serials` -1, in `freeSlots`) until a
+    /// new pair takes it, so forgetting a pair moves no other (`forgetIdlePairs`). In chunks, as
+    /// the trackers, so that growing never copies them all.
+    var pairKeys = ChunkedArray<PresenceKey>(shift: 12)
+    /// Each slot's tracker (a free slot's is new).
+    package internal(set) var trackers = ChunkedArray<PresenceTracker>(shift: 12)
+    /// Each slot's place in the order pairs were first seen (-1: a free slot): timers due at the
+    /// same time fire in that order, and a timer set for a pair since forgotten is known by it.
+    var serials: [Int] = []
+    var nextSerial = 0
+    /// Free slots, the last freed taken first.
+    var freeSlots: [Int] = []
     /// The earliest outstanding timer per key (`Int64.max`: none), so sightings do not pile timers up.
     var scheduledAt: [Int64] = []
     /// The stream's timers and reorder buffer.
@@ -81,13 +92,46 @@ public struct PresenceLayer: Sendable {
     var sweepAt = PresenceLayer.firstSweep
     /// The pairs held before idle ones are first looked for.
     package static let firstSweep = 4096
+    /// The slot the sweep under way goes on from (`forgetIdlePairs(at:limit:)`); nil when none is.
+    var sweepNext: Int?
+    /// Inputs taken since the clock last moved on (`advance(to:)`), which sizes the sweep's slice.
+    var addedSinceAdvance = 0
     /// Outputs not yet taken by the caller (`take()`).
     public private(set) var outputs: [PresenceOutput] = []
 
+    /// A pair's slot in `keyIndex`: the key's hash and the slot (`pairKeys[slot]` is compared);
+    /// -1 an empty slot, -2 a removed one.
+    struct PairSlot: GrowingSlot {
+        static let empty = PairSlot(hash: 0, slot: -1)
+        static let removed = PairSlot(hash: 0, slot: -2)
+        var hash: UInt64
+        var slot: Int
+        var isEmpty: Bool { slot == -1 }
+        var isRemoved: Bool { slot == -2 }
+    }
+
+    static func hash(_ key: PresenceKey) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(key)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// The slot of a pair held, nil when it is not.
+    func slot(of key: PresenceKey) -> Int? {
+        let hash = Self.hash(key)
+        return keyIndex.find(hash: hash) { $0.hash == hash && pairKeys[$0.slot] == key }?.slot
+    }
+
+    /// Pairs held.
+    var pairCount: Int { keyIndex.count }
+
     struct Timer: Comparable, Sendable {
         var due: Int64
+        /// The pair's place in the order first seen (`serials`): ties go in that order, and a
+        /// timer whose slot no longer holds that pair is stale.
+        var serial: Int
         var key: Int
-        static func < (a: Timer, b: Timer) -> Bool { (a.due, a.key) < (b.due, b.key) }
+        static func < (a: Timer, b: Timer) -> Bool { (a.due, a.serial) < (b.due, b.serial) }
     }
 
     struct Buffered: Comparable, Sendable {
@@ -126,9 +170,12 @@ public struct PresenceLayer: Sendable {
     }
 
     /// The device's index; a device not seen before whose input is behind the stream gets a lane
-    /// (in replay: on a server, the clock says what is late).
+    /// (in replay: on a server, the clock says what is late). -1 on a server whose clock has moved
+    /// on with no lane open: no device gets a lane any more (lanes are only made before the first
+    /// clock), so names are not kept (they would grow with every device seen).
     private mutating func device(_ name: String, firstAt t: Int64) -> Int {
         if let index = deviceIndex[name] { return index }
+        if floor != Int64.min && lanes.isEmpty { return -1 }
         let index = register(name)
         if lanesPerDevice && floor == Int64.min && t < watermark { lanes[index] = PresenceLane() }
         return index
@@ -139,6 +186,7 @@ public struct PresenceLayer: Sendable {
     /// input is refused with a message saying so.
     public mutating func add(_ input: InputEvent) throws(PresenceError) {
         let t = input.time.milliseconds
+        addedSinceAdvance &+= 1
         var device = -1
         if lanesPerDevice {
             device = self.device(PresenceKey(of: input).device, firstAt: t)
@@ -211,7 +259,10 @@ public struct PresenceLayer: Sendable {
             releaseBehind(device, upTo: limit)
             fireBehind(device, through: limit)
         }
-        if keys.count >= sweepAt { forgetIdlePairs(at: watermark) }
+        if sweepNext != nil || pairCount >= sweepAt {
+            forgetIdlePairs(at: watermark, limit: Swift.max(Self.sweepStep, Self.sweptPerInput &* addedSinceAdvance))
+        }
+        addedSinceAdvance = 0
     }
 
     /// The outputs produced so far, in order; the layer forgets them.
@@ -257,6 +308,8 @@ public struct PresenceLayer: Sendable {
     }
 
     private mutating func fire(_ timer: Timer) {
+        // Set for a pair forgotten since (its slot free, or another pair's now).
+        guard serials[timer.key] == timer.serial else { return }
         if scheduledAt[timer.key] == timer.due { scheduledAt[timer.key] = Int64.max }
         clock = Swift.max(clock, timer.due)
         resolve(timer.key, clock: timer.due)
@@ -305,7 +358,7 @@ public struct PresenceLayer: Sendable {
 
     private mutating func admit(_ pair: Int, id: String, at t: Int64) {
         let change = trackers[pair].admit(id: id, at: t)
-        trackers[pair].scheduleDwells(dwells(for: keys[pair].beacon))
+        trackers[pair].scheduleDwells(dwells(for: pairKeys[pair].beacon))
         emit(change, key: pair)
         resolve(pair, clock: t)
     }
@@ -319,13 +372,13 @@ public struct PresenceLayer: Sendable {
         }
         if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds), due < scheduledAt[index] {
             scheduledAt[index] = due
-            schedule(Timer(due: due, key: index))
+            schedule(Timer(due: due, serial: serials[index], key: index))
         }
     }
 
     /// A timer goes to the stream, or to the lane of its device while that is behind.
     private mutating func schedule(_ timer: Timer) {
-        if !lanes.isEmpty, let device = deviceIndex[keys[timer.key].device], lanes[device] != nil {
+        if !lanes.isEmpty, let device = deviceIndex[pairKeys[timer.key].device], lanes[device] != nil {
             lanes[device]!.timers.push(timer)
         } else {
             timers.push(timer)
@@ -333,7 +386,7 @@ public struct PresenceLayer: Sendable {
     }
 
     private mutating func emit(_ change: PresenceTracker.Change, key index: Int) {
-        let key = keys[index]
+        let key = pairKeys[index]
         let locale = trackers[index].locale
         switch change {
         case .enter(let id, let time):
@@ -346,14 +399,39 @@ public struct PresenceLayer: Sendable {
     }
 
     private mutating func slot(for key: PresenceKey) -> Int {
-        if let index = keyIndex[key] { return index }
-        let index = keys.count
-        keyIndex[key] = index
-        keys.append(key)
-        trackers.append(PresenceTracker(settings: settings))
-        scheduledAt.append(Int64.max)
-        zones?.add(key, settings: settings)
+        if let index = slot(of: key) { return index }
+        return addPair(key, PresenceTracker(settings: settings))
+    }
+
+    /// Puts a new pair in a free slot (else a new one), next in the order first seen.
+    @discardableResult
+    mutating func addPair(_ key: PresenceKey, _ tracker: PresenceTracker) -> Int {
+        let index: Int
+        if let free = freeSlots.popLast() {
+            index = free
+            pairKeys[index] = key
+            trackers[index] = tracker
+            serials[index] = nextSerial
+            scheduledAt[index] = Int64.max
+        } else {
+            index = pairKeys.count
+            pairKeys.append(key)
+            trackers.append(tracker)
+            serials.append(nextSerial)
+            scheduledAt.append(Int64.max)
+        }
+        nextSerial += 1
+        keyIndex.insert(PairSlot(hash: Self.hash(key), slot: index))
+        zones?.add(key, pair: index, settings: settings)
         return index
+    }
+
+    /// Every (device, beacon) pair held, in the order first seen.
+    public var keys: [PresenceKey] { pairsInOrder.map { pairKeys[$0] } }
+
+    /// The slots holding pairs, in the order the pairs were first seen.
+    var pairsInOrder: [Int] {
+        serials.indices.filter { serials[$0] >= 0 }.sorted { serials[$0] < serials[$1] }
     }
 
     private mutating func dwells(for beacon: BeaconID) -> [Int64] {
@@ -374,8 +452,9 @@ public struct PresenceLayer: Sendable {
     mutating func rebuildZones() {
         guard let subject = settings.exclusiveZones else { return }
         var rebuilt = ExclusiveZones(subject: subject)
-        for (index, key) in keys.enumerated() {
-            rebuilt.add(key, settings: settings)
+        for index in pairsInOrder {
+            let key = pairKeys[index]
+            rebuilt.add(key, pair: index, settings: settings)
             let zone = rebuilt.zoneOf[index]
             if trackers[index].isInside && rebuilt.zones[zone].present == nil { rebuilt.zones[zone].present = index }
         }
@@ -387,11 +466,11 @@ public struct PresenceLayer: Sendable {
         timers = MinHeap<Timer>()
         for device in lanes.keys { lanes[device]!.timers = MinHeap<Timer>() }
         scheduledAt = Array(repeating: Int64.max, count: trackers.count)
-        for index in trackers.indices {
-            _ = register(keys[index].device)
+        for index in pairsInOrder {
+            _ = register(pairKeys[index].device)
             if let due = trackers[index].nextDue(exitTimeout: settings.exitTimeoutMilliseconds) {
                 scheduledAt[index] = due
-                schedule(Timer(due: due, key: index))
+                schedule(Timer(due: due, serial: serials[index], key: index))
             }
         }
     }
@@ -401,7 +480,7 @@ public struct PresenceLayer: Sendable {
 
     /// The tracker of `key`, if it was ever seen.
     package func tracker(_ key: PresenceKey) -> PresenceTracker? {
-        keyIndex[key].map { trackers[$0] }
+        slot(of: key).map { trackers[$0] }
     }
 }
 

@@ -22,9 +22,10 @@ extension PresenceEngine {
             w.raw("}")
         }
         w.raw("],\"trackers\":[")
-        for (i, key) in layer.keys.enumerated() {
+        for (n, i) in layer.pairsInOrder.enumerated() {
+            let key = layer.pairKeys[i]
             let t = layer.trackers[i]
-            if i > 0 { w.raw(",") }
+            if n > 0 { w.raw(",") }
             w.raw("{\"device\":"); w.string(key.device)
             w.raw(",\"beacon\":\""); key.beacon.appendPid(to: &w.bytes)
             w.raw("\",\"inside\":"); w.bool(t.isInside)
@@ -124,9 +125,7 @@ extension PresenceEngine {
                 guard let eid = r.value["eid"]?.stringValue, let event = r.value["event"]?.stringValue, let fireDate = r.value["fireDate"]?.integerValue else { continue }
                 delayed[key, default: []].append(DelayedRecord(eid: eid, event: event, fireDate: fireDate))
             }
-            layer.keyIndex[key] = layer.keys.count
-            layer.keys.append(key)
-            layer.trackers.append(t)
+            layer.addPair(key, t)
         }
         layer.rebuildTimers()
         layer.rebuildZones()

@@ -37,7 +37,7 @@ extension DeliveryLedger {
         if !unindexed.isEmpty { return caughtUp().allLines() }
         var changes = Changes()
         changes.entries = Set(entries.indices.map { Int32($0) })
-        changes.aliases = index.compactMap { key, entry in entries[Int(entry)].key == key ? nil : key }
+        index.forEach { key, entry in if entries[Int(entry)].key != key { changes.aliases.append(key) } }
         changes.handled = Array(handled)
         changes.removed = []
         changes.unhandled = Set(unhandled.keys)

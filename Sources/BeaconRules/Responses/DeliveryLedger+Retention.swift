@@ -18,10 +18,10 @@ extension DeliveryLedger {
             // an unknown id, and bounded by the deliveries of two windows.
             if rotateForgottenAt != Int64.min || !forgotten.isEmpty {
                 if savesTombstones && recordsChanges {
-                    for key in forgottenBefore.keys { changed.removed.append("4:" + Self.hex(key)) }
+                    forgottenBefore.forEach { key, _ in changed.removed.append("4:" + Self.hex(key)) }
                 }
                 forgottenBefore = forgotten
-                forgotten = [:]
+                forgotten = GrowingIndex()
             }
             let (next, overflow) = cutoff.addingReportingOverflow(responseWindow)
             rotateForgottenAt = overflow ? Int64.max : next

@@ -5,7 +5,8 @@ import Synchronization
 /// each kept once per notification however often or in whatever order responses arrive.
 ///
 /// Compact by design: a record id is kept as its 64-bit FNV-1a hash, an entry is 32 bytes, and
-/// the id index about 24 more (a `Dictionary` of 12-byte pairs at most 3/4 full); campaigns,
+/// the id index 26 to 51 more (a `GrowingIndex` of 16-byte slots, 5/16 to 5/8 full, which grows
+/// without putting every id again at once); campaigns,
 /// languages, locales, beacons and button ids are interned. (A false match of two ids
 /// needs a 64-bit hash collision that also passes the device check in `respond`.)
 public struct DeliveryLedger: Sendable {
@@ -35,10 +36,11 @@ public struct DeliveryLedger: Sendable {
 
     static let presented: UInt8 = 1, opened: UInt8 = 2, clicked: UInt8 = 4, dismissed: UInt8 = 8
 
-    /// Delivered notifications, each id once, in `index`.
-    var entries: [Entry] = []
+    /// Delivered notifications, each id once, in `index`. In chunks: a ledger of millions of
+    /// deliveries is not copied when it grows.
+    var entries = ChunkedArray<Entry>(shift: 14)
     /// Record id hash → entry; snoozed copies of a record map to the original's entry.
-    var index: [UInt64: Int32] = [:]
+    var index = GrowingIndex<Int32>()
     /// Deliveries not yet in `entries` and `index` (an id may repeat here): the hot path only
     /// appends, and the index is brought up to date (`catchUp`) when the ledger is read, so a
     /// stream without responses never pays for random inserts into a large table.
@@ -65,8 +67,8 @@ public struct DeliveryLedger: Sendable {
     public var responseWindow: Int64 = Retention.default.responseWindow
     /// Deliveries forgotten in the last one or two response windows, by key, with their `fired`:
     /// a response to one is refused as too late, not as an unknown id.
-    var forgotten: [UInt64: UInt32] = [:]
-    var forgottenBefore: [UInt64: UInt32] = [:]
+    var forgotten = GrowingIndex<UInt32>()
+    var forgottenBefore = GrowingIndex<UInt32>()
     /// Event time (ms) at which `forgotten` becomes `forgottenBefore`; `sweep`: where `forget`
     /// goes on in `entries`.
     var rotateForgottenAt = Int64.min
@@ -158,9 +160,7 @@ public struct DeliveryLedger: Sendable {
     /// Moves `unindexed` into `entries` and `index`; a repeated id keeps its first entry.
     mutating func catchUp() {
         if unindexed.isEmpty { return }
-        // Sized once for a large catch-up (the table would rehash at each doubling); `entries`
-        // grows geometrically on its own (an exact reserve per call would copy it every time).
-        index.reserveCapacity(index.count + unindexed.count)
+        // `entries` grows a chunk at a time, `index` a few slots per delivery.
         for pending in unindexed where index[pending.key] == nil {
             let next = Int32(entries.count)
             index[pending.key] = next

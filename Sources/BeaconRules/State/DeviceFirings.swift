@@ -2,8 +2,13 @@
 /// run of a pooled array, each entry's campaign beside its time, so an event's state checks read
 /// one or two cache lines instead of probing a large hash table once per candidate campaign.
 ///
-/// A run that outgrows its capacity moves to the end of the pool with twice the room; the pool is
-/// compacted when moved-out space exceeds what is in use.
+/// Nothing here grows or shrinks all at once (at a million devices a doubling of the pool copied
+/// tens of megabytes, and a compaction rewrote it): the pool and the runs are `ChunkedArray`s, and
+/// a run sits in a piece of the pool of a power-of-two size (its capacity) at a place that is a
+/// multiple of it, so that it never crosses a chunk's end. A run that outgrows its piece moves to
+/// one twice the size; the piece it leaves (or a removed device's) is free for the next run of
+/// that size (`freePieces`), a larger free piece is split for a smaller one, and new pieces are
+/// taken at the pool's end.
 struct DeviceFirings: Sendable {
     private struct Run: Sendable {
         var start: UInt32
@@ -37,20 +42,29 @@ struct DeviceFirings: Sendable {
         }
     }
 
-    private var entries: [Entry] = []
-    private var runs: [Run] = []
-    private var abandoned = 0
+    /// Chunks of 2^20 entries (12 MiB): no run is larger (a device's entries are one per campaign).
+    private var entries = ChunkedArray<Entry>(shift: 20)
+    private var runs = ChunkedArray<Run>(shift: 15)
+    /// Free pieces of the pool, by size: `freePieces[k]` holds the places of free pieces of 2^k
+    /// entries; bit k of `piecesFree` is set when it holds any.
+    private var freePieces = [[UInt32]](repeating: [], count: 21)
+    private var piecesFree: UInt32 = 0
     private(set) var count = 0
     /// Devices removed (`removeDevice`), their numbers given out again by `addDevice`, the last first.
     private var free: [UInt32] = []
     /// The `start` of a removed device's run.
     private static let removed = UInt32.max
 
+    /// Entries of the pool, in pieces held by runs or free (for tests).
+    var poolSize: Int { entries.count }
+    /// Entries of the pool in free pieces (for tests).
+    var freeEntries: Int { freePieces.indices.reduce(0) { $0 + freePieces[$1].count << $1 } }
+
     /// Devices held (numbers are dense, from 0, removed ones given out again).
     var deviceCount: Int { runs.count - free.count }
 
     mutating func addDevice() -> UInt32 {
-        let run = Run(start: UInt32(entries.count), count: 0, capacity: 0)
+        let run = Run(start: 0, count: 0, capacity: 0)
         if let device = free.popLast() {
             runs[Int(device)] = run
             return device
@@ -61,35 +75,41 @@ struct DeviceFirings: Sendable {
 
     /// Drops a device with no entries left; its number goes to the next `addDevice`.
     mutating func removeDevice(_ device: UInt32) {
-        precondition(runs[Int(device)].count == 0 && runs[Int(device)].start != Self.removed, "removing a device that has state")
-        abandoned += Int(runs[Int(device)].capacity)
+        let run = runs[Int(device)]
+        precondition(run.count == 0 && run.start != Self.removed, "removing a device that has state")
+        if run.capacity > 0 { freePiece(at: Int(run.start), size: Int(run.capacity)) }
         runs[Int(device)] = Run(start: Self.removed, count: 0, capacity: 0, wake: .max)
         free.append(device)
     }
 
     @inline(__always)
     func value(device: UInt32, campaign: UInt32) -> Int64? {
-        let run = runs[Int(device)]
-        return entries.withUnsafeBufferPointer { Self.time(of: campaign, in: run, pool: $0) }
+        let run = runs.unchecked(Int(device))
+        if run.filter & Self.bit(campaign) == 0 { return nil }
+        return Self.time(of: campaign, in: entries.unsafePointer(at: Int(run.start)), count: Int(run.count))
     }
 
     /// `value` for each of `campaigns`, into `times`, with the device's run read once.
     func values(device: UInt32, campaigns: UnsafeBufferPointer<UInt32>, into times: UnsafeMutablePointer<Int64?>) {
-        let run = runs[Int(device)]
-        entries.withUnsafeBufferPointer { pool in
-            for k in campaigns.indices { times[k] = Self.time(of: campaigns[k], in: run, pool: pool) }
+        let run = runs.unchecked(Int(device))
+        if run.filter == 0 {
+            for k in campaigns.indices { times[k] = nil }
+            return
+        }
+        // A run never crosses a chunk's end: its entries are read from one place.
+        let pool = entries.unsafePointer(at: Int(run.start))
+        for k in campaigns.indices {
+            times[k] = run.filter & Self.bit(campaigns[k]) == 0 ? nil : Self.time(of: campaigns[k], in: pool, count: Int(run.count))
         }
     }
 
-    /// The time of `campaign`'s entry in `run`: the filter first (most campaigns a device never
-    /// fired end there), then the run.
+    /// The time of `campaign`'s entry in the run of `count` entries at `run` (the caller has
+    /// checked the run's filter: most campaigns a device never fired end there).
     @inline(__always)
-    private static func time(of campaign: UInt32, in run: Run, pool: UnsafeBufferPointer<Entry>) -> Int64? {
-        if run.filter & bit(campaign) == 0 { return nil }
-        var i = Int(run.start)
-        let end = i + Int(run.count)
-        while i < end {
-            if pool[i].campaign == campaign { return pool[i].time }
+    private static func time(of campaign: UInt32, in run: UnsafePointer<Entry>, count: Int) -> Int64? {
+        var i = 0
+        while i < count {
+            if run[i].campaign == campaign { return run[i].time }
             i += 1
         }
         return nil
@@ -100,15 +120,15 @@ struct DeviceFirings: Sendable {
     /// -1 is no device. Returns a word of what it read.
     func touch(devices: UnsafeBufferPointer<Int32>) -> UInt64 {
         var sink: UInt64 = 0
-        runs.withUnsafeBufferPointer { runs in
+        runs.withReader { runs in
             for d in devices where d >= 0 { sink ^= runs[Int(d)].filter }
-            entries.withUnsafeBufferPointer { pool in
+            entries.withReader { entries in
                 for d in devices where d >= 0 {
                     let run = runs[Int(d)]
                     // The run's first and last entries: a run of up to ten spans two lines.
                     if run.count > 0 {
-                        sink ^= UInt64(pool[Int(run.start)].campaign)
-                        sink ^= UInt64(pool[Int(run.start + run.count - 1)].campaign)
+                        let pool = entries.pointer(at: Int(run.start))
+                        sink ^= UInt64(pool[0].campaign) ^ UInt64(pool[Int(run.count) - 1].campaign)
                     }
                 }
             }
@@ -122,11 +142,17 @@ struct DeviceFirings: Sendable {
     /// Sets the device's entry for `campaign` to `time`; `end` is when it expires (see `forget`;
     /// `Int64.min` when not known yet), which the run's `wake` takes if earlier.
     mutating func set(device: UInt32, campaign: UInt32, time: Int64, end: Int64) {
-        var run = runs[Int(device)]
+        var run = runs.unchecked(Int(device))
         let start = Int(run.start)
         if run.filter & Self.bit(campaign) != 0 {
-            for i in start..<start + Int(run.count) where entries[i].campaign == campaign {
-                entries[i].time = time
+            let found = entries.withMutableChunk(of: start) { chunk, offset in
+                for i in offset..<offset + Int(run.count) where chunk[i].campaign == campaign {
+                    chunk[i].time = time
+                    return true
+                }
+                return false
+            }
+            if found {
                 if end < run.wake { runs[Int(device)].wake = end }
                 return
             }
@@ -134,43 +160,60 @@ struct DeviceFirings: Sendable {
         run.filter |= Self.bit(campaign)
         run.wake = min(run.wake, end)
         if run.count == run.capacity {
+            // A piece twice the size, the run copied into it; the old piece is free.
             let newCapacity = max(2, run.capacity * 2)
-            let room = Entry(campaign: 0, time: 0)
-            if start + Int(run.capacity) == entries.count {
-                // The last run grows in place.
-                entries.append(contentsOf: repeatElement(room, count: Int(newCapacity - run.capacity)))
-            } else {
-                let newStart = entries.count
-                // Room first, then the run copied into it within the pool (appending a slice of the
-                // array to itself would copy the whole pool; copying it out first allocated per move).
-                entries.append(contentsOf: repeatElement(room, count: Int(newCapacity)))
-                entries.withUnsafeMutableBufferPointer { pool in
-                    for k in 0..<Int(run.count) { pool[newStart + k] = pool[start + k] }
-                }
-                abandoned += Int(run.capacity)
-                run.start = UInt32(newStart)
-            }
+            precondition(Int(newCapacity) <= entries.chunkSize, "more than \(entries.chunkSize) campaigns kept for one device")
+            let newStart = takePiece(size: Int(newCapacity))
+            entries.copy(from: start, to: newStart, count: Int(run.count))
+            if run.capacity > 0 { freePiece(at: start, size: Int(run.capacity)) }
+            run.start = UInt32(newStart)
             run.capacity = newCapacity
         }
         entries[Int(run.start + run.count)] = Entry(campaign: campaign, time: time)
         run.count += 1
         count += 1
         runs[Int(device)] = run
-        if abandoned > 1 << 16 && abandoned > entries.count / 2 { compact() }
     }
 
-    /// Rewrites the pool without the space runs moved out of.
-    private mutating func compact() {
-        var pool: [Entry] = []
-        pool.reserveCapacity(entries.count - abandoned)
-        for d in runs.indices where runs[d].start != Self.removed {
-            let run = runs[d]
-            let start = Int(run.start)
-            runs[d].start = UInt32(pool.count)
-            pool.append(contentsOf: entries[start..<start + Int(run.capacity)])
+    /// A free piece of `size` entries (a power of two): one of that size, else a larger one split
+    /// (its halves not taken are free), else new at the pool's end, placed at a multiple of
+    /// `size` (the entries skipped to get there are free pieces of their own).
+    private mutating func takePiece(size: Int) -> Int {
+        let k = size.trailingZeroBitCount
+        let classes = piecesFree >> UInt32(k)
+        if classes != 0 {
+            // The smallest free piece at least as large: the first `size` entries taken, the rest
+            // halved down to `size`, each half free.
+            let larger = k + classes.trailingZeroBitCount
+            let place = Int(takeFree(larger))
+            var half = (1 << larger) >> 1
+            while half >= size {
+                freePiece(at: place + half, size: half)
+                half >>= 1
+            }
+            return place
         }
-        entries = pool
-        abandoned = 0
+        var end = entries.count
+        while end % size != 0 {
+            let piece = end & -end
+            freePiece(at: end, size: piece)
+            end += piece
+        }
+        precondition(end + size <= Int(Self.removed), "the suppression state's pool is full")
+        entries.append(repeating: Entry(campaign: 0, time: 0), count: end + size - entries.count)
+        return end
+    }
+
+    private mutating func freePiece(at place: Int, size: Int) {
+        let k = size.trailingZeroBitCount
+        freePieces[k].append(UInt32(place))
+        piecesFree |= 1 << UInt32(k)
+    }
+
+    private mutating func takeFree(_ k: Int) -> UInt32 {
+        let place = freePieces[k].removeLast()
+        if freePieces[k].isEmpty { piecesFree &= ~(1 << UInt32(k)) }
+        return place
     }
 
     /// Drops the entries that have expired by `cutoff`, those whose `end(campaign, time)` is at or
@@ -185,11 +228,11 @@ struct DeviceFirings: Sendable {
         var seen = 0, dropped = 0
         while d < runs.count && seen < limit {
             seen += 1
-            if runs[d].wake > cutoff {
+            var run = runs.unchecked(d)
+            if run.wake > cutoff {
                 d += 1
                 continue
             }
-            var run = runs[d]
             if run.count > 0 {
                 var i = Int(run.start)
                 var stop = i + Int(run.count)
@@ -230,7 +273,9 @@ struct DeviceFirings: Sendable {
     }
 
     func forEach(_ body: (_ device: UInt32, _ campaign: UInt32, _ time: Int64) -> Void) {
-        for (d, run) in runs.enumerated() where run.start != Self.removed {
+        for d in runs.indices {
+            let run = runs[d]
+            guard run.start != Self.removed else { continue }
             for i in Int(run.start)..<Int(run.start + run.count) { body(UInt32(d), entries[i].campaign, entries[i].time) }
         }
     }

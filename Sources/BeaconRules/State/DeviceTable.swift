@@ -1,5 +1,6 @@
 /// Device ids numbered densely (0, 1, 2...), found by their UTF-8 bytes: the in-memory store's
-/// device numbers. Open addressing (linear probing, at most 5/8 full). A slot holds the id's hash,
+/// device numbers. Open addressing (linear probing, at most 5/8 full) that grows a few slots per
+/// device added or removed (`GrowingSlots`), never all at once. A slot holds the id's hash,
 /// its number and, for ids of at most 16 bytes, the bytes themselves as two words: a lookup reads
 /// one slot and compares three words, and touches no `String` (a table of `String` keys copied one
 /// out of the slot per probe). Longer ids are compared with `ids[number]`. Ids compare by their
@@ -9,22 +10,25 @@
 /// slots after it in its probe run move back, so no tombstone is left) and its number is given to
 /// the next device added, so the table holds the devices that have state, not every device seen.
 struct DeviceTable: Sendable {
-    private struct Slot: NumberedSlot, Sendable {
+    private struct Slot: GrowingSlot {
         static let empty = Slot(hash: 0, number: 0, length: 0, low: 0, high: 0)
+        static let removed = Slot(hash: 0, number: .max, length: 0, low: 0, high: 0)
         var hash: UInt64
-        /// The number + 1; 0 is an empty slot.
+        /// The number + 1; 0 is an empty slot, `.max` a removed one.
         var number: UInt32
         var length: UInt32
         /// The id's bytes, first byte lowest, zero after its end; for an id over 16 bytes, `low`
         /// is where its bytes start in `longIDs`.
         var low: UInt64
         var high: UInt64
+        var isEmpty: Bool { number == 0 }
+        var isRemoved: Bool { number == .max }
     }
 
-    private var slots = [Slot](repeating: Slot.empty, count: 1024)
-    private var mask = 1023
-    /// The ids by number; "" for a removed number not given out again yet.
-    private(set) var ids: [String] = []
+    private var slots = GrowingSlots<Slot>()
+    /// The ids by number; "" for a removed number not given out again yet. In chunks, so that a
+    /// million ids are not copied when the array doubles.
+    private(set) var ids = ChunkedArray<String>(shift: 14)
     /// Removed numbers, to be given out again (the last first).
     private var free: [UInt32] = []
 
@@ -35,21 +39,13 @@ struct DeviceTable: Sendable {
     @inline(__always)
     func find(utf8 id: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
         let (low, high) = Self.words(id)
-        return slots.withUnsafeBufferPointer { s in
-            var i = Int(truncatingIfNeeded: hash) & mask
-            while true {
-                let number = s[i].number
-                if number == 0 { return nil }
-                if s[i].hash == hash && s[i].length == UInt32(truncatingIfNeeded: id.count) {
-                    if id.count <= 16 {
-                        if s[i].low == low && s[i].high == high { return Int(number - 1) }
-                    } else if same(long: Int(number - 1), id) {
-                        return Int(number - 1)
-                    }
-                }
-                i = (i + 1) & mask
-            }
+        let length = UInt32(truncatingIfNeeded: id.count)
+        let found = slots.find(hash: hash) { s in
+            guard s.hash == hash && s.length == length else { return false }
+            if id.count <= 16 { return s.low == low && s.high == high }
+            return same(long: Int(s.number - 1), id)
         }
+        return found.map { Int($0.number - 1) }
     }
 
     func number(_ id: String) -> Int? {
@@ -59,14 +55,11 @@ struct DeviceTable: Sendable {
 
     /// Reads the home slot of an id with hash `hash`, changing nothing (see `NumberingTable.touch`).
     @inline(__always)
-    func touch(hash: UInt64) -> UInt64 {
-        slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: hash) & mask].hash }
-    }
+    func touch(hash: UInt64) -> UInt64 { slots.touch(hash: hash) }
 
     /// Adds an id not in the table yet; returns its number: a removed one if any (the last
     /// removed first), else `ids.count` before.
     mutating func add(_ id: String) -> Int {
-        if (count + 1) * 8 > slots.count * 5 { grow() }
         let number: Int
         if let reused = free.popLast() {
             number = Int(reused)
@@ -79,7 +72,7 @@ struct DeviceTable: Sendable {
         text.withUTF8 { bytes in
             var slot = Slot(hash: String.fastHash(utf8: bytes), number: UInt32(number + 1), length: UInt32(bytes.count), low: 0, high: 0)
             if bytes.count <= 16 { (slot.low, slot.high) = Self.words(bytes) }
-            insert(slot)
+            slots.insert(slot)
         }
         return number
     }
@@ -89,19 +82,12 @@ struct DeviceTable: Sendable {
     mutating func remove(number: Int) {
         var id = ids[number]
         let hash = id.withUTF8 { String.fastHash(utf8: $0) }
-        var i = Int(truncatingIfNeeded: hash) & mask
-        while slots[i].number != UInt32(number + 1) {
-            precondition(slots[i].number != 0, "removing a device that is not in the table")
-            i = (i + 1) & mask
-        }
-        LinearProbing.remove(at: i, from: &slots, mask: mask, empty: Slot.empty)
+        let place = slots.place(hash: hash) { $0.number == UInt32(number + 1) }
+        precondition(place != nil, "removing a device that is not in the table")
+        slots.remove(at: place!)
         ids[number] = ""
         free.append(UInt32(number))
     }
-
-    private mutating func insert(_ slot: Slot) { LinearProbing.insert(slot, into: &slots, mask: mask) }
-
-    private mutating func grow() { LinearProbing.grow(&slots, mask: &mask, empty: Slot.empty) }
 
     /// Whether the id with this number is `id` (lengths already equal).
     private func same(long number: Int, _ id: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -1,4 +1,5 @@
 @testable import BeaconRules
+import BenchmarkWorkload
 import Testing
 
 /// `DeviceTable`: device ids numbered in first-seen order and found by their bytes, short ones
@@ -75,5 +76,42 @@ struct DeviceTableTests {
         for n in 0..<Self.ids.count { table.remove(number: n) }
         #expect(table.count == 0)
         for id in Self.ids { #expect(table.number(id) == nil) }
+    }
+
+    /// Devices added and removed in a random mix while the table doubles (a few slots at a time,
+    /// the ids in two tables meanwhile): every id held is found under its number, every id removed
+    /// is gone, and numbers are given out again as before, last removed first.
+    @Test func idsAddedAndRemovedWhileTheTableGrowsAreFoundAsBefore() {
+        var table = DeviceTable()
+        var model: [String: Int] = [:]
+        var live: [String] = []
+        var free: [Int] = []
+        var next = 0
+        var generator = SeededRandom(seed: 11)
+        for step in 0..<40_000 {
+            if Int.random(in: 0..<3, using: &generator) == 0, !live.isEmpty {
+                let k = Int.random(in: 0..<live.count, using: &generator)
+                let id = live[k]
+                live.swapAt(k, live.count - 1)
+                live.removeLast()
+                let number = model[id]!
+                table.remove(number: number)
+                model[id] = nil
+                free.append(number)
+                #expect(table.number(id) == nil)
+            } else {
+                // Short and long ids (over 16 bytes are compared with the id kept by number).
+                let id = step % 5 == 0 ? "a-long-device-identifier-\(step)" : "d\(step)"
+                let expected = free.popLast() ?? { defer { next += 1 }; return next }()
+                #expect(table.add(id) == expected)
+                model[id] = expected
+                live.append(id)
+            }
+            if step % 4_000 == 0 {
+                for (id, number) in model { #expect(table.number(id) == number, "\(id) at step \(step)") }
+            }
+        }
+        #expect(table.count == model.count)
+        for (id, number) in model { #expect(table.number(id) == number, "\(id)") }
     }
 }

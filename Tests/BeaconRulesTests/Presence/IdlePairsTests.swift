@@ -64,6 +64,52 @@ struct IdlePairsTests {
         #expect(forgetting.layer.tracker(PresenceKey(device: "guard", beacon: BeaconID(pid: Self.rooms[2])!))?.isInside == true)
     }
 
+    /// The sweep of idle pairs goes a slice per clock step. Swept in slices of any size, a layer
+    /// forgets the very pairs a sweep at once forgets, keeps the others' state in the order they
+    /// were first seen, and decides the same from then on: new pairs take the freed slots, and
+    /// the timers of the forgotten pairs fire for nothing.
+    @Test(arguments: [nil, PresenceSubject.device])
+    func aSweepInSlicesForgetsWhatASweepAtOnceForgets(zones: PresenceSubject?) throws {
+        var settings = PresenceSettings()
+        settings.exclusiveZones = zones
+        let lines = Self.day(visitors: 3_000)
+        let half = lines.count / 2
+        let (first, _) = try Self.serve(Array(lines[..<half]), settings: settings, idleHorizon: Int64.max / 4)
+        var atOnce = first
+        atOnce.idleHorizon = 60_000
+        let now = atOnce.watermark
+        atOnce.forgetIdlePairs(at: now)
+        for slice in [1, 7, 500] {
+            var sliced = first
+            sliced.idleHorizon = 60_000
+            sliced.sweepNext = 0
+            var steps = 0
+            repeat {
+                sliced.forgetIdlePairs(at: now, limit: slice)
+                steps += 1
+            } while sliced.sweepNext != nil
+            #expect(steps >= first.pairKeys.count / slice)
+            #expect(sliced.keys == atOnce.keys, "slices of \(slice)")
+            #expect(sliced.keys.count < first.keys.count / 2)
+            #expect(sliced.keys.map { sliced.tracker($0)!.lastInput } == atOnce.keys.map { atOnce.tracker($0)!.lastInput })
+            // The rest of the day through both: the same outputs.
+            var a = atOnce, b = sliced
+            var outputsA: [String] = [], outputsB: [String] = []
+            for (i, item) in lines[half...].enumerated() {
+                let input = try Array(item.line.utf8).withUnsafeBufferPointer { try EventParser.parsePresenceInput(line: $0, fallbackID: "r:\(i)") }
+                try a.add(input)
+                try b.add(input)
+                a.advance(to: Self.start + item.time)
+                b.advance(to: Self.start + item.time)
+                outputsA += a.take().map { "\($0)" }
+                outputsB += b.take().map { "\($0)" }
+            }
+            #expect(outputsA == outputsB, "slices of \(slice)")
+            #expect(outputsA.count > 2_000)
+            #expect(a.keys == b.keys)
+        }
+    }
+
     @Test func aSavedStateKeepsWhenEachPairWasLastHeard() throws {
         var settings = PresenceSettings()
         settings.exclusiveZones = nil

@@ -1,5 +1,6 @@
 import BeaconRules
 @testable import BeaconRulesServer
+import BenchmarkWorkload
 import Testing
 
 /// The answer log of a server without `--state`.
@@ -22,6 +23,40 @@ struct MemoryStateLogTests {
         }
         for (id, records) in expected { #expect(log.answer(event: id) == records) }
         #expect(log.answer(event: "never-seen") == nil)
+    }
+
+    /// Answers given and forgotten (by the answer retention, a short step at a time) while the
+    /// id table doubles, ids answered again among them: the log answers as a dictionary of the
+    /// latest answer per id, less those given before the retention, does at every step.
+    @Test func answersForgottenWhileTheIdTableGrowsAreGoneAndTheOthersStay() {
+        let log = MemoryStateLog()
+        defer { log.close() }
+        var model: [String: (at: Int64, records: [UInt8])] = [:]
+        var generator = SeededRandom(seed: 5)
+        var now: Int64 = 1_000_000
+        let retention: Int64 = 3_000
+        for step in 0..<30_000 {
+            now += Int64.random(in: 0...1, using: &generator)
+            log.setClock(Timestamp(milliseconds: now))
+            // One id in ten is an earlier one answered again: its latest answer is the one kept.
+            let id = step % 10 == 0 && step > 0 ? "e-\(Int.random(in: 0..<step, using: &generator))" : "e-\(step)"
+            let records = Array("{\"n\":\(step)}\n".utf8)
+            log.remember(event: id, records: records)
+            model[id] = (now, records)
+            if step % 7 == 0 {
+                _ = log.forgetAnswers(before: Timestamp(milliseconds: now - retention), limit: 16)
+            }
+            if step % 1_000 == 999 {
+                // Everything due goes, then the log holds what the model keeps.
+                while log.forgetAnswers(before: Timestamp(milliseconds: now - retention), limit: 64) > 0 {}
+                model = model.filter { $0.value.at >= now - retention }
+                #expect(log.answerCount == model.count, "at step \(step)")
+                for n in Swift.max(0, step - 5_000)...step {
+                    #expect(log.answer(event: "e-\(n)") == model["e-\(n)"]?.records, "e-\(n) at step \(step)")
+                }
+            }
+        }
+        #expect(model.count > 2_000)
     }
 
     @Test func serveWithoutStateAnswersARepeatedIDWithTheSameRecords() async throws {
