@@ -40,7 +40,7 @@ struct SQLiteOneEventCommitTests {
         let bytes = (after["beaconrules_wal_bytes_total"] ?? 0) - (before["beaconrules_wal_bytes_total"] ?? 0)
         #expect(commits == Double(measured.count))
         // Whole pages of 4 KiB (the frame headers aside): 4.5 a commit on average on the
-        // benchmark's load, 6.4 when every commit wrote the tails' `last` (issue 32's target, 8 KiB,
+        // benchmark's load, 5.4 when every commit wrote the tails' `last` (issue 32's target, 8 KiB,
         // is not met: docs/performance.md, "One event's commit").
         #expect(bytes.truncatingRemainder(dividingBy: 4096) == 0)
         #expect(bytes / commits <= 5 * 4096)
