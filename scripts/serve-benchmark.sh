@@ -10,7 +10,11 @@
 # instead of on one of the event loops.
 # With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the in-memory
 # and the --state runs are also made with that binary, each right after this one's, for a
-# before/after in one run.
+# before/after in one run. STATE_ONLY=1 runs only the default --state run (and its baseline),
+# for quicker iterations; the default runs everything.
+# Bytes written are also read from the server's /proc/PID/io, before and after each phase:
+# write_bytes (what reached the block layer: the WAL, the checkpoints' copies into the file) and
+# wchar (every write(2)/pwrite(2), the replies on the sockets included), an event and a commit.
 # Usage: scripts/serve-benchmark.sh [EVENTS_PER_CONNECTION] [RATE...]   (default: 50000 2000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,19 +35,29 @@ rm -f "$work/fsync"
 
 # The server's CPU time (user + system) so far, in ms.
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$server/stat"; }
+# The server's bytes written so far: write_bytes (to the block layer) and wchar (every write).
+io() { awk '/^write_bytes:/ { w = $2 } /^wchar:/ { c = $2 } END { printf "%d %d", w, c }' "/proc/$server/io"; }
 # Commits and bytes written to the WAL so far, from the metrics port.
 wal() {
     curl -s "127.0.0.1:$metrics/metrics" |
         awk '/^beaconrules_commit_seconds_count/ { c = $2 } /^beaconrules_wal_bytes_total/ { b = $2 } END { printf "%d %d", c, b }'
 }
-# What a phase cost the server: CPU per event, and (with --state) commits and WAL bytes.
-cost() {  # cost EVENTS CPU_BEFORE WAL_BEFORE
+# What a phase cost the server: CPU per event, and (with --state) commits and WAL bytes, and
+# the bytes /proc/PID/io counted (an event, and a commit beside the WAL's).
+cost() {  # cost EVENTS CPU_BEFORE WAL_BEFORE IO_BEFORE
     local used=$(( $(cpu) - $2 ))
     read -r commits bytes <<<"$(wal)"
     read -r commits0 bytes0 <<<"$3"
-    awk -v e="$1" -v ms="$used" -v c="$((commits - commits0))" -v b="$((bytes - bytes0))" 'BEGIN {
+    read -r disk chars <<<"$(io)"
+    read -r disk0 chars0 <<<"$4"
+    awk -v e="$1" -v ms="$used" -v c="$((commits - commits0))" -v b="$((bytes - bytes0))" \
+        -v d="$((disk - disk0))" -v w="$((chars - chars0))" 'BEGIN {
         printf "server CPU %d ms (%.1f us an event)", ms, ms * 1000 / e
-        if (b > 0) printf "; %d commits, WAL %.0f bytes an event, %.0f KiB a commit", c, b / e, b / c / 1024
+        if (b > 0) printf "; %d commits, WAL %.0f bytes an event, %.0f bytes a commit", c, b / e, b / c
+        printf "\n  /proc io: write_bytes %.0f an event", d / e
+        if (c > 0) printf ", %.0f a commit", d / c
+        printf "; wchar %.0f an event", w / e
+        if (c > 0) printf ", %.0f a commit", w / c
         printf "\n" }'
 }
 
@@ -56,28 +70,30 @@ run() {  # run MODE [serve options...]
     local port before written
     port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$work/out")
     metrics=$(sed -n 's/^metrics on .*:\([0-9]*\)$/\1/p' "$work/out")
-    before=$(cpu) written=$(wal)
+    before=$(cpu) written=$(wal) disk=$(io)
     echo "== $mode: throughput, 4 connections, $events events each, pipelined"
     "$bin/beaconrules-load" --port "$port" --connections 4 --events "$events"
-    cost $((events * 4)) "$before" "$written"
+    cost $((events * 4)) "$before" "$written" "$disk"
     for rate in $rates; do
-        before=$(cpu) written=$(wal)
+        before=$(cpu) written=$(wal) disk=$(io)
         echo "== $mode: latency, 4 connections, $rate events/s in total for 5 s"
         "$bin/beaconrules-load" --port "$port" --connections 4 --events $((rate * 5 / 4)) --rate "$rate"
-        cost $((rate * 5 / 4 * 4)) "$before" "$written"
+        cost $((rate * 5 / 4 * 4)) "$before" "$written" "$disk"
     done
     kill -TERM "$server"
     wait "$server"
     server=
 }
 
-run "in memory"
-if [ -n "${BASELINE:-}" ]; then
-    serve_bin=$BASELINE run "in memory, baseline $BASELINE"
-    serve_bin=
+if [ -z "${STATE_ONLY:-}" ]; then
+    run "in memory"
+    if [ -n "${BASELINE:-}" ]; then
+        serve_bin=$BASELINE run "in memory, baseline $BASELINE"
+        serve_bin=
+    fi
+    # The engine on a thread of its own instead of on one of the event loops (the hidden flag).
+    run "in memory, engine thread" --engine-thread
 fi
-# The engine on a thread of its own instead of on one of the event loops (the hidden flag).
-run "in memory, engine thread" --engine-thread
 run "--state" --state "$work/state.db"
 echo "== state file: $(du -h "$work/state.db" | cut -f1)"
 if [ -n "${BASELINE:-}" ]; then
@@ -86,6 +102,7 @@ if [ -n "${BASELINE:-}" ]; then
     echo "== state file: $(du -h "$work/state.db" | cut -f1)"
     serve_bin=
 fi
+[ -n "${STATE_ONLY:-}" ] && exit 0
 # The same with SQLite's checkpoints inside the commits, as before the checkpointer thread.
 rm -f "$work"/state.db*
 run "--state, checkpoints inside commits" --state "$work/state.db" --checkpoints-in-commits

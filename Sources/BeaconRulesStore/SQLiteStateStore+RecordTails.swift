@@ -9,8 +9,12 @@ package import BeaconRules
 /// way `answer(event:)` gives the records byte for byte.
 ///
 /// A tail is forgotten when no answer still held names it: each keeps the row number of the last
-/// answer naming it (`last`, written at the commit), and when answers are forgotten (oldest row
-/// numbers first), the tails whose `last` is below the oldest answer left go.
+/// answer naming it (`last`), and when answers are forgotten (oldest row numbers first), the tails
+/// whose `last` is more than `lastSlack` rows below the oldest answer left go. `last` is written
+/// only once it is that far behind (and before tails are forgotten), not at every commit: a tail's
+/// row would otherwise be one more page in the WAL of nearly every commit (docs/performance.md,
+/// "One event's commit"). So the `last` in the file is at most `lastSlack - 1` rows behind the true
+/// one, after a crash too, and the slack keeps every tail a held answer names.
 struct RecordTails {
     /// A run of a writer's referenced bytes, by where it is: the same run is the same tail while
     /// `storage` (what it points into) is kept alive.
@@ -29,12 +33,20 @@ struct RecordTails {
     var bytes: [Int64: [UInt8]] = [:]
     /// The tails that answers of the open transaction name, with the last such answer's row.
     var named: [Int64: Int64] = [:]
+    /// The `last` in the file of each tail looked up or written since the last rollback (a lower
+    /// bound: written as `max(last, row)`).
+    var saved: [Int64: Int64] = [:]
+
+    /// How far (in answer rows) a tail's `last` in the file may lag the last answer naming it:
+    /// a tail named by every event is written once per this many answers.
+    static let lastSlack: Int64 = 4096
 
     /// After a rollback or tails deleted: numbers held may name rows that are gone.
     mutating func forgetNumbers() {
         ids = [:]
         bytes = [:]
         named = [:]
+        saved = [:]
     }
 }
 
@@ -78,12 +90,13 @@ extension SQLiteStateStore {
     private func tailNumber(_ run: RecordTails.Run) throws(StoreError) -> Int64 {
         if let number = tails.ids[run] { return number }
         let bytes = Array(UnsafeBufferPointer(start: run.start, count: run.count))
-        let select = try db.prepare("SELECT id FROM tail WHERE bytes = ?1")
+        let select = try db.prepare("SELECT id, last FROM tail WHERE bytes = ?1")
         defer { select.finalize() }
         bytes.withUnsafeBytes { select.bind(1, blob: $0) }
         let number: Int64
         if try select.step() {
             number = select.int64(0)
+            tails.saved[number] = select.int64(1)
         } else {
             let insert = try db.prepare("INSERT INTO tail (bytes, last) VALUES (?1, 0)")
             defer { insert.finalize() }
@@ -96,23 +109,29 @@ extension SQLiteStateStore {
         return number
     }
 
-    /// Writes the last answer naming each tail the open transaction's answers named (before the
-    /// commit, and before tails are forgotten).
-    func saveNamedTails() throws(StoreError) {
+    /// Writes the last answer naming each tail the open transaction's answers named, where the
+    /// file's `last` is `lastSlack` rows behind or more, or (`all`, before tails are forgotten)
+    /// behind at all. Before the commit.
+    func saveNamedTails(all: Bool = false) throws(StoreError) {
         if tails.named.isEmpty { return }
         for (number, row) in tails.named {
+            // A new tail's `last` (0) is written at its first commit.
+            let saved = tails.saved[number] ?? 0
+            if row <= saved || (!all && row - saved < RecordTails.lastSlack && saved > 0) { continue }
             defer { updateTailLast.reset() }
             updateTailLast.bind(1, number)
             updateTailLast.bind(2, row)
             _ = try updateTailLast.step()
+            tails.saved[number] = row
         }
         tails.named.removeAll(keepingCapacity: true)
     }
 
-    /// After answers were forgotten: the tails no answer left names.
+    /// After answers were forgotten: the tails no answer left names, those whose `last` is
+    /// `lastSlack` rows or more before the oldest answer left (the file's `last` may lag by less).
     func forgetUnnamedTails() throws(StoreError) {
-        try saveNamedTails()
-        try db.execute("DELETE FROM tail WHERE last < coalesce((SELECT min(rowid) FROM answered), 9223372036854775807)")
+        try saveNamedTails(all: true)
+        try db.execute("DELETE FROM tail WHERE last + \(RecordTails.lastSlack) <= coalesce((SELECT min(rowid) FROM answered), 9223372036854775807)")
         if db.changes > 0 { tails.forgetNumbers() }
     }
 

@@ -70,7 +70,7 @@ package final class SQLiteStateStore: SuppressionStore {
     let deleteLedgerLine: SQLiteStatement
     let saveLedgerLine: SQLiteStatement
     let freePages: SQLiteStatement
-    /// A tail's last naming answer, written at each commit (`saveNamedTails`).
+    /// A tail's last naming answer, written when it lags (`saveNamedTails`).
     let updateTailLast: SQLiteStatement
     let allPages: SQLiteStatement
     /// The wall clock (ms) answers and outbox entries are stamped with (`setClock`).
@@ -104,8 +104,11 @@ package final class SQLiteStateStore: SuppressionStore {
     /// 'BRST' in the SQLite header: tells a state file from any other SQLite database.
     static let applicationID: Int64 = 0x4252_5354
     /// 2: the ledger's rows numbered in the order saved. 3: every row names its app (files of
-    /// versions 1 and 2 are upgraded at open, their state the app `default`'s).
-    static let schemaVersion: Int64 = 3
+    /// versions 1 and 2 are upgraded at open, their state the app `default`'s). 4: a tail's
+    /// `last` may lag the last answer naming it by less than `RecordTails.lastSlack` rows (a file
+    /// of version 3, whose `last` is exact, is version 4 as it is); the version keeps a binary
+    /// that reads `last` as exact (and would forget tails still named) from opening the file.
+    static let schemaVersion: Int64 = 4
 
     /// SQLite's page cache for the owner's connection, in KiB: 64 MiB.
     static let cacheKiB = 65_536
@@ -341,9 +344,10 @@ package final class SQLiteStateStore: SuppressionStore {
             } else if application != applicationID {
                 throw StoreError(path: db.path, message: "an SQLite database, but not a beaconrules state file; give --state a new file name")
             } else if version > schemaVersion || version < 1 {
-                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads versions 1 and 2 (upgraded when opened) and \(schemaVersion)")
+                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads versions 1 to 3 (upgraded when opened) and \(schemaVersion)")
             } else if version < schemaVersion {
-                try upgradeOneApp(db)
+                // Version 3 to 4 changes no table: only what `tail.last` promises.
+                if version < 3 { try upgradeOneApp(db) }
                 try db.execute("PRAGMA user_version = \(schemaVersion)")
             }
             try db.execute("COMMIT")

@@ -80,7 +80,7 @@ struct SQLiteLedgerLayoutTests {
         db.close()
 
         let upgraded = try SQLiteStateStore(path: old), reference = try SQLiteStateStore(path: current)
-        #expect(try upgraded.db.integer("PRAGMA user_version") == 3)
+        #expect(try upgraded.db.integer("PRAGMA user_version") == 4)
         #expect(try upgraded.loadLedger().allLines() == reference.loadLedger().allLines())
         #expect(try upgraded.export().ledger.map(\.key) == reference.export().ledger.map(\.key))
         upgraded.close()
@@ -160,12 +160,12 @@ struct SQLiteLedgerLayoutTests {
         let path = directory + "/later.db"
         try SQLiteStateStore(path: path).close()
         let db = try SQLiteConnection(path: path)
-        try db.execute("PRAGMA user_version = 4")
+        try db.execute("PRAGMA user_version = 5")
         db.close()
         #expect {
             try SQLiteStateStore(path: path).close()
         } throws: { error in
-            "\(error)".contains("state file version 4; this beaconrules reads versions 1 and 2 (upgraded when opened) and 3")
+            "\(error)".contains("state file version 5; this beaconrules reads versions 1 to 3 (upgraded when opened) and 4")
         }
     }
 }
