@@ -24,18 +24,6 @@ package final class MemoryStateLog: StateLog {
         var referencesCount: UInt32
     }
 
-    /// An id's place in `answers`: the hash of the id and the number of its answer in the order
-    /// given (`order[sequence - orderBase]`, where the id is compared); -1 an empty slot, -2 a
-    /// removed one.
-    private struct AnswerSlot: GrowingSlot {
-        static let empty = AnswerSlot(hash: 0, sequence: -1)
-        static let removed = AnswerSlot(hash: 0, sequence: -2)
-        var hash: UInt64
-        var sequence: Int
-        var isEmpty: Bool { sequence == -1 }
-        var isRemoved: Bool { sequence == -2 }
-    }
-
     /// A run of an answer that stays where the engine wrote it (a record tail in the engine's
     /// cache), placed at `at` in the answer's own bytes. 16 bytes where the run is about 700.
     private struct Reference {
@@ -44,8 +32,9 @@ package final class MemoryStateLog: StateLog {
         var count: UInt32
     }
 
-    /// Each answered id's latest answer, by the id's (seeded) hash.
-    private var answers = GrowingSlots<AnswerSlot>()
+    /// Each answered id's latest answer, by the id's (seeded) hash: a slot's number is the
+    /// answer's in the order given (`order[number - orderBase]`, where the id is compared).
+    private var answers = GrowingSlots<NumberedKeySlot>()
     private var arena = ByteArena()
     private var references = SegmentedQueue<Reference>()
     /// The number of the first of `references` (numbers keep counting as the front goes).
@@ -77,10 +66,10 @@ package final class MemoryStateLog: StateLog {
     }
 
     /// The latest answer given to `id`, with its place in `answers`.
-    private func given(_ id: String, hash: UInt64) -> (place: GrowingSlots<AnswerSlot>.Place, given: Given)? {
+    private func given(_ id: String, hash: UInt64) -> (place: GrowingSlots<NumberedKeySlot>.Place, given: Given)? {
         let base = orderBase
-        guard let place = answers.place(hash: hash, where: { $0.hash == hash && order[$0.sequence - base].id == id }) else { return nil }
-        return (place, order[answers[place].sequence - base])
+        guard let place = answers.place(hash: hash, where: { $0.hash == hash && order[$0.number - base].id == id }) else { return nil }
+        return (place, order[answers[place].number - base])
     }
     package var fileBytes: Int? { nil }
 
@@ -121,9 +110,9 @@ package final class MemoryStateLog: StateLog {
         let hash = Self.hash(id)
         let sequence = orderBase + order.count
         if let (place, _) = given(id, hash: hash) {
-            answers[place].sequence = sequence
+            answers[place].number = sequence
         } else {
-            answers.insert(AnswerSlot(hash: hash, sequence: sequence))
+            answers.insert(NumberedKeySlot(hash: hash, number: sequence))
         }
         order.append(Given(id: id, at: clock, chunk: arena.currentChunk, own: own, referencesStart: referencesStart, referencesCount: referencesCount))
     }
@@ -137,7 +126,7 @@ package final class MemoryStateLog: StateLog {
         while forgotten < limit, let oldest = order.first, oldest.at < time.milliseconds {
             // An id given again after this answer has a newer one: that one stays.
             let sequence = orderBase
-            if let place = answers.place(hash: Self.hash(oldest.id), where: { $0.sequence == sequence }) {
+            if let place = answers.place(hash: Self.hash(oldest.id), where: { $0.number == sequence }) {
                 answers.remove(at: place)
             }
             order.removeFirst()

@@ -266,6 +266,23 @@ package struct GrowingSlots<Slot: GrowingSlot>: Sendable {
     }
 }
 
+/// A slot that holds a key's hash and the number its owner finds the key by (its place in the
+/// owner's own storage, where the key is compared): -1 an empty slot, -2 a removed one. The
+/// presence pairs' index and the in-memory answers are such tables.
+package struct NumberedKeySlot: GrowingSlot {
+    package static let empty = NumberedKeySlot(hash: 0, number: -1)
+    package static let removed = NumberedKeySlot(hash: 0, number: -2)
+    package var hash: UInt64
+    package var number: Int
+    package var isEmpty: Bool { number == -1 }
+    package var isRemoved: Bool { number == -2 }
+
+    package init(hash: UInt64, number: Int) {
+        self.hash = hash
+        self.number = number
+    }
+}
+
 /// A map from 64-bit keys (hashes already, such as the delivery ledger's record id hashes) to
 /// 32-bit values, in `GrowingSlots`: it grows without a pause. A slot is 16 bytes; its home comes
 /// from the key mixed with a seed drawn once per process, so keys chosen to share their low bits

@@ -49,7 +49,7 @@ extension PresenceLayer {
     /// Frees the slot of a pair: its key, tracker and zone place go; its timers are stale.
     private mutating func forgetPair(_ slot: Int) {
         let key = pairKeys[slot]
-        if let place = keyIndex.place(hash: Self.hash(key), where: { $0.slot == slot }) { keyIndex.remove(at: place) }
+        if let place = keyIndex.place(hash: Self.hash(key), where: { $0.number == slot }) { keyIndex.remove(at: place) }
         zones?.remove(key, pair: slot, settings: settings)
         trackers[slot] = PresenceTracker(settings: settings)
         serials[slot] = -1

@@ -50,7 +50,7 @@ public struct PresenceLayer: Sendable {
     var campaigns: CampaignSet
     /// The slot of each (device, beacon) pair held, by the key's (seeded) hash: a table that
     /// doubles a few slots per pair added or forgotten (`GrowingSlots`).
-    var keyIndex = GrowingSlots<PairSlot>()
+    var keyIndex = GrowingSlots<NumberedKeySlot>()
     /// The pairs by slot. A forgotten pair's slot is free (`serials` -1, in `freeSlots`) until a
     /// new pair takes it, so forgetting a pair moves no other (`forgetIdlePairs`). In chunks, as
     /// the trackers, so that growing never copies them all.
@@ -99,17 +99,6 @@ public struct PresenceLayer: Sendable {
     /// Outputs not yet taken by the caller (`take()`).
     public private(set) var outputs: [PresenceOutput] = []
 
-    /// A pair's slot in `keyIndex`: the key's hash and the slot (`pairKeys[slot]` is compared);
-    /// -1 an empty slot, -2 a removed one.
-    struct PairSlot: GrowingSlot {
-        static let empty = PairSlot(hash: 0, slot: -1)
-        static let removed = PairSlot(hash: 0, slot: -2)
-        var hash: UInt64
-        var slot: Int
-        var isEmpty: Bool { slot == -1 }
-        var isRemoved: Bool { slot == -2 }
-    }
-
     static func hash(_ key: PresenceKey) -> UInt64 {
         var hasher = Hasher()
         hasher.combine(key)
@@ -119,7 +108,7 @@ public struct PresenceLayer: Sendable {
     /// The slot of a pair held, nil when it is not.
     func slot(of key: PresenceKey) -> Int? {
         let hash = Self.hash(key)
-        return keyIndex.find(hash: hash) { $0.hash == hash && pairKeys[$0.slot] == key }?.slot
+        return keyIndex.find(hash: hash) { $0.hash == hash && pairKeys[$0.number] == key }?.number
     }
 
     /// Pairs held.
@@ -421,7 +410,7 @@ public struct PresenceLayer: Sendable {
             scheduledAt.append(Int64.max)
         }
         nextSerial += 1
-        keyIndex.insert(PairSlot(hash: Self.hash(key), slot: index))
+        keyIndex.insert(NumberedKeySlot(hash: Self.hash(key), number: index))
         zones?.add(key, pair: index, settings: settings)
         return index
     }
