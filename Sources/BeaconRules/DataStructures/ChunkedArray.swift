@@ -243,15 +243,6 @@ package struct ChunkedArray<Element> {
         let to = storage.chunks[destination &>> shift].unsafelyUnwrapped + (destination & mask)
         to.update(from: from, count: n)
     }
-
-    /// The chunk holding element `i` as a buffer of its elements, with `i`'s place in it:
-    /// elements `i ..< i + n` are read through it when they do not cross a chunk's end.
-    @inline(__always)
-    package func withChunk<R>(of i: Int, _ body: (_ chunk: UnsafeBufferPointer<Element>, _ offset: Int) throws -> R) rethrows -> R {
-        assert(i >= 0 && i < storage.count, "index \(i) out of a ChunkedArray of \(storage.count)")
-        let c = i &>> shift
-        return try body(UnsafeBufferPointer(start: storage.chunks[c].unsafelyUnwrapped, count: storage.filled(c)), i & mask)
-    }
 }
 
 extension ChunkedArray: RandomAccessCollection, MutableCollection {
