@@ -81,8 +81,7 @@ extension SQLiteStateStore {
             return
         }
         encoded.append(contentsOf: records.bytes)
-        guard insert(event: id, stored: encoded) else { return }
-        let row = db.lastInsertRowid
+        guard let row = insert(event: id, stored: encoded) else { return }
         for number in numbers { tails.named[number] = row }
     }
 
@@ -98,6 +97,8 @@ extension SQLiteStateStore {
             number = select.int64(0)
             tails.saved[number] = select.int64(1)
         } else {
+            // A new tail is written to its table: the transaction goes direct.
+            try goDirect()
             let insert = try db.prepare("INSERT INTO tail (bytes, last) VALUES (?1, 0)")
             defer { insert.finalize() }
             bytes.withUnsafeBytes { insert.bind(1, blob: $0) }
@@ -125,6 +126,14 @@ extension SQLiteStateStore {
             tails.saved[number] = row
         }
         tails.named.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether `saveNamedTails()` would write a tail's `last`.
+    var tailsDue: Bool {
+        tails.named.contains { number, row in
+            let saved = tails.saved[number] ?? 0
+            return row > saved && (row - saved >= RecordTails.lastSlack || saved == 0)
+        }
     }
 
     /// After answers were forgotten: the tails no answer left names, those whose `last` is
