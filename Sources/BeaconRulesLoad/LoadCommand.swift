@@ -50,7 +50,11 @@ struct LoadCommand: ParsableCommand {
             throw ValidationError(error.description)
         }
         print(Self.report(outcome, connections: connections, rate: rate))
-        if let phase { print(LatencyPhases(outcome.latencies, linesPerPhase: phase).table) }
+        if let phase {
+            print("by phase (the clock started at \(format(Double(outcome.start) / 1e9)) s of CLOCK_MONOTONIC):")
+            print(LatencyPhases(outcome.latencies, sent: outcome.sent, linesPerPhase: phase).table)
+            print("max by connection, ms: " + outcome.latencies.map { format(Double($0.max() ?? 0) / 1e6) }.joined(separator: "  "))
+        }
     }
 
     static func report(_ outcome: LoadDriver.Outcome, connections: Int, rate: Double) -> String {

@@ -89,6 +89,11 @@ struct LoadDriver: Sendable {
         var sampledReplies: Int
         /// Each connection's round trips (ns), in the order of its lines.
         var latencies: [[UInt64]]
+        /// When each connection's lines were sent, ns after `start`, in the order of its lines.
+        var sent: [[UInt64]]
+        /// When the clock started, in ns of the monotonic clock (`perf record -k CLOCK_MONOTONIC`
+        /// stamps its samples with the same clock).
+        var start: UInt64
         /// How late the sender was, at worst, against its schedule (rate mode).
         var worstSendLag: UInt64
         /// The client's own CPU time (user + system, both threads), seconds.
@@ -129,6 +134,8 @@ struct LoadDriver: Sendable {
             sampledRecords: counts.reduce(0) { $0 + $1.sampledRecords },
             sampledReplies: counts.reduce(0) { $0 + $1.sampledReplies },
             latencies: counts.map(\.latencies),
+            sent: connections.map { c in (0..<c.ends.count).map { c.sentAt[$0] &- start } },
+            start: start,
             worstSendLag: worstLag,
             clientCPU: Self.cpuSeconds() - cpuBefore)
     }

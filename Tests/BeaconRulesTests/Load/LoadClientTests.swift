@@ -25,7 +25,8 @@ struct LoadClientTests {
         #expect(result.stdout.contains("200 events on 1 connections"), "\(result.stdout)")
         #expect(result.stdout.contains("(0 rejected"), "\(result.stdout)")
         let rows = result.stdout.split(separator: "\n").drop { !$0.hasPrefix("lines ") }.dropFirst().map { $0.split(separator: " ").first.map(String.init) }
-        #expect(rows == ["100", "200"])
+        #expect(rows == ["100", "200", "max"])
+        #expect(result.stdout.contains("max by connection, ms: "), "\(result.stdout)")
 
         let lines = server.lines()
         try #require(lines.count == 200)
@@ -61,9 +62,10 @@ struct LoadClientTests {
 
     @Test func phasesTakeTheSameShareOfEveryConnection() {
         let ms: UInt64 = 1_000_000
-        let phases = LatencyPhases([[1 * ms, 2 * ms, 9 * ms], [3 * ms, 4 * ms, 5 * ms]], linesPerPhase: 4).phases
+        let phases = LatencyPhases([[1 * ms, 2 * ms, 9 * ms], [3 * ms, 4 * ms, 5 * ms]], sent: [[0, 20, 40], [10, 30, 50]], linesPerPhase: 4).phases
         #expect(phases.map(\.lines) == [4, 2])
         #expect(phases.map(\.max) == [4 * ms, 9 * ms])
+        #expect(phases.map(\.maxSentAt) == [30, 40])
         #expect(phases.map(\.p50) == [3 * ms, 9 * ms])
     }
 
