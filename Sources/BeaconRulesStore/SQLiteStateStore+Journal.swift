@@ -15,6 +15,13 @@
 /// answer (the ledger's rows, an export, the whole firings or answers) turns it direct
 /// (`goDirect()`): `BEGIN IMMEDIATE`, the journal folded inside it, the transaction's own changes
 /// written, and from then on every write goes to the tables as before version 5.
+///
+/// The table holds `journalFoldRows` slots, each a blank (`journalSlotBytes` zero bytes) until a
+/// commit overwrites it: the commits after a fold fill slots 1, 2, ... in order, and a fold blanks
+/// them again. Rows appended and deleted would allocate a page every few commits from the free
+/// list (the page, its parent, page 1, the free list's trunk and a pointer-map page: five frames
+/// where the row's own leaf is one); a slot overwritten by an entry no larger than the blank is
+/// rewritten on its own leaf page.
 struct Journal {
     struct FiringKey: Hashable {
         var app: Int64
@@ -91,8 +98,10 @@ extension SQLiteStateStore {
     /// The journal's table (version 5).
     static let journalTable = "CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, change BLOB NOT NULL)"
 
-    /// Journal rows past which the next `begin()` folds them first, whatever the load.
+    /// Journal rows past which the next `begin()` folds them first, whatever the load: the slots.
     static let journalFoldRows = 256
+    /// A blank slot's size: three to a page of 4 KiB, about the size of one event's entry.
+    static let journalSlotBytes = 1200
     /// Journal bytes past which the next `begin()` folds first: 1 MiB.
     static let journalFoldBytes = 1 << 20
     /// Journal rows from which a fold runs once the replies are sent.
@@ -206,6 +215,19 @@ extension SQLiteStateStore {
         _ = try deleteJournalThrough.step()
     }
 
+    /// Whether a slot's bytes are a blank (no commit wrote it since the last fold).
+    static func isBlank(_ change: [UInt8]) -> Bool { change.first ?? 0 == 0 }
+
+    /// The slots, blank: those missing added (a new file, one of version 4), the others blanked.
+    /// Inside the open SQL transaction.
+    func blankJournal() throws(StoreError) {
+        try db.execute("""
+            UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE substr(change, 1, 1) <> x'00';
+            WITH RECURSIVE slot(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM slot WHERE n < \(Self.journalFoldRows))
+            INSERT OR IGNORE INTO journal (seq, change) SELECT n, zeroblob(\(Self.journalSlotBytes)) FROM slot;
+            """)
+    }
+
     /// Folds the journal into the tables, in a transaction of its own, between two of the owner's.
     /// Its commit is not synced (`synchronous = NORMAL`): until a later commit syncs the WAL (which
     /// holds the fold's frames before its own), a crash loses the fold and keeps the journal's rows,
@@ -243,15 +265,20 @@ extension SQLiteStateStore {
         let rows = try db.prepare("SELECT seq, change FROM journal ORDER BY seq")
         defer { rows.finalize() }
         var entries: [(Int64, [UInt8])] = []
-        while try rows.step() { entries.append((rows.int64(0), rows.blob(1))) }
+        var slots = 0
+        while try rows.step() {
+            slots += 1
+            let change = rows.blob(1)
+            if !Self.isBlank(change) { entries.append((rows.int64(0), change)) }
+        }
         rows.reset()
-        if entries.isEmpty { return }
+        if entries.isEmpty && slots == Self.journalFoldRows { return }
         try db.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             for (seq, bytes) in entries {
                 for change in try JournalEntry.decode(bytes, seq: seq, path: path) { try write(change) }
             }
-            try db.execute("DELETE FROM journal")
+            try blankJournal()
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -264,13 +291,17 @@ extension SQLiteStateStore {
     func commitJournaled() throws(StoreError) {
         if journal.pending.isEmpty { return }
         let entry = JournalEntry.encode(journal.pending, capacity: journal.pendingBytes)
+        // The next slot: `begin()` folds before the slots run out.
+        let slot = Int64(journal.rows + 1)
         let result: Result<Bool, StoreError> = entry.withUnsafeBytes { bytes in
             defer { insertJournal.reset() }
             insertJournal.bind(1, borrowing: bytes)
+            insertJournal.bind(2, slot)
             do throws(StoreError) { return .success(try insertJournal.step()) } catch { return .failure(error) }
         }
         _ = try result.get()
-        journal.lastSeq = db.lastInsertRowid
+        if db.changes != 1 { throw StoreError(path: path, message: "the journal has no slot \(slot)") }
+        journal.lastSeq = slot
         journal.rows += 1
         journal.bytes += entry.count
         journal.committed.append(contentsOf: journal.pending)

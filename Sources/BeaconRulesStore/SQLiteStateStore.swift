@@ -188,8 +188,9 @@ package final class SQLiteStateStore: SuppressionStore {
         // The row number is given (`Journal.nextAnswerRow`): a journaled answer has one before it
         // is in the table.
         insertAnswer = try db.prepare("INSERT INTO answered (rowid, app, event, records, at) VALUES (?5, ?4, ?1, ?2, ?3)")
-        insertJournal = try db.prepare("INSERT INTO journal (change) VALUES (?1)")
-        deleteJournalThrough = try db.prepare("DELETE FROM journal WHERE seq <= ?1")
+        // A commit overwrites the next blank slot (`Journal`): the leaf page it is on, nothing else.
+        insertJournal = try db.prepare("UPDATE journal SET change = ?1 WHERE seq = ?2")
+        deleteJournalThrough = try db.prepare("UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE seq <= ?1")
         // Rows are numbered in the order given (rowid, seq): the oldest are the first few.
         oldestAnswers = try db.prepare("SELECT rowid, at FROM answered ORDER BY rowid LIMIT ?1")
         forgetAnswersThrough = try db.prepare("DELETE FROM answered WHERE rowid <= ?1")
