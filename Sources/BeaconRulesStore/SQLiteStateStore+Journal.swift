@@ -223,10 +223,15 @@ extension SQLiteStateStore {
     func blankJournal() throws(StoreError) {
         try db.execute("""
             UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE substr(change, 1, 1) <> x'00';
-            WITH RECURSIVE slot(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM slot WHERE n < \(Self.journalFoldRows))
-            INSERT OR IGNORE INTO journal (seq, change) SELECT n, zeroblob(\(Self.journalSlotBytes)) FROM slot;
+            \(Self.journalSlots)
             """)
     }
+
+    /// The slots that are missing, added blank.
+    static let journalSlots = """
+        WITH RECURSIVE slot(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM slot WHERE n < \(journalFoldRows))
+        INSERT OR IGNORE INTO journal (seq, change) SELECT n, zeroblob(\(journalSlotBytes)) FROM slot;
+        """
 
     /// Folds the journal into the tables, in a transaction of its own, between two of the owner's.
     /// Its commit is not synced (`synchronous = NORMAL`): until a later commit syncs the WAL (which

@@ -13,9 +13,15 @@ extension SQLiteStateStore {
     package func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         if failure != nil { return 0 }
         if journal.mode == .journaling {
-            // Most of the time nothing is due, and the transaction stays journaled. (Answers still
-            // in the journal are newer than those in the table: forgotten once folded.)
-            let answersDue = try lastBefore(time, oldestAnswers, limit: limit) != nil
+            // Most of the time nothing is due, and the transaction stays journaled. Answers still in
+            // the journal are newer than those in the table: looked at when none of those is due.
+            var answersDue = try lastBefore(time, oldestAnswers, limit: limit) != nil
+            if !answersDue && !journal.answers.isEmpty {
+                let due: (StateChange) -> Bool = {
+                    if case .answer(_, _, _, _, let at) = $0 { at < time.milliseconds } else { false }
+                }
+                answersDue = journal.committed.contains(where: due) || journal.pending.contains(where: due)
+            }
             let outboxDue = try lastBefore(time, oldestOutbox, limit: limit) != nil
             if !answersDue && !outboxDue { return 0 }
             try goDirect()

@@ -355,6 +355,7 @@ package final class SQLiteStateStore: SuppressionStore {
                 try db.execute("""
                     \(appsSchema);
                     \(journalTable);
+                    \(journalSlots)
                     PRAGMA application_id = \(applicationID);
                     PRAGMA user_version = \(schemaVersion);
                     """)
@@ -366,6 +367,7 @@ package final class SQLiteStateStore: SuppressionStore {
                 // Version 3 to 4 changes no table: only what `tail.last` promises; 5 adds the journal.
                 if version < 3 { try upgradeOneApp(db) }
                 try db.execute(journalTable)
+                try db.execute(journalSlots)
                 try db.execute("PRAGMA user_version = \(schemaVersion)")
             }
             try db.execute("COMMIT")
