@@ -121,6 +121,12 @@ extension SQLiteStateStore {
     /// overlay), to the tables otherwise. Noted on failure, as the `SuppressionStore` calls are.
     func record(_ change: StateChange) {
         if journal.mode == .journaling {
+            // An id answered twice fails as the table's unique key would (the pipeline looks an
+            // id up before it answers it, so only a caller's error does this).
+            if case .answer(_, let app, let event, _, _) = change, journal.answers[Journal.AnswerKey(app: app, event: event)] != nil {
+                note(StoreError(path: path, message: "UNIQUE constraint failed: answered.app, answered.event (event \(event))"))
+                return
+            }
             journal.pending.append(change)
             journal.pendingBytes += change.size
             journal.overlay(change)

@@ -149,16 +149,10 @@ extension SQLiteStateStore {
         guard stored.first == RecordTails.marker else { return stored }
         var cursor = 1
         func number() throws(StoreError) -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while cursor < stored.count, shift < 64 {
-                let byte = stored[cursor]
-                cursor += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
+            guard let value = JournalEntry.leb128(stored[...], at: &cursor) else {
+                throw StoreError(path: path, message: "an answer in the file is damaged: its tail numbers end early")
             }
-            throw StoreError(path: path, message: "an answer in the file is damaged: its tail numbers end early")
+            return value
         }
         let count = try number()
         var references: [(at: Int, tail: Int64)] = []

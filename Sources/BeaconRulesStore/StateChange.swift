@@ -46,8 +46,7 @@ enum JournalEntry {
                 appendNumber(row, to: &bytes)
                 appendNumber(app, to: &bytes)
                 appendText(event, to: &bytes)
-                appendNumber(Int64(stored.count), to: &bytes)
-                bytes.append(contentsOf: stored)
+                appendRun(stored, to: &bytes)
                 appendNumber(at, to: &bytes)
             case .ledgerDeleted(let seq):
                 bytes.append(3)
@@ -57,8 +56,7 @@ enum JournalEntry {
                 appendNumber(seq, to: &bytes)
                 appendNumber(app, to: &bytes)
                 appendText(key, to: &bytes)
-                appendNumber(Int64(line.count), to: &bytes)
-                bytes.append(contentsOf: line)
+                appendRun(line, to: &bytes)
             }
         }
         let sum = checksum(bytes[...])
@@ -80,16 +78,8 @@ enum JournalEntry {
         guard body.first == format else { throw damaged("format \(body.first ?? 0), this beaconrules reads \(format)") }
         var cursor = 1
         func number() throws(StoreError) -> Int64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while cursor < body.endIndex, shift < 64 {
-                let byte = body[cursor]
-                cursor += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
-                shift += 7
-            }
-            throw damaged("a number ends early")
+            guard let value = leb128(body, at: &cursor) else { throw damaged("a number ends early") }
+            return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
         }
         func run() throws(StoreError) -> ArraySlice<UInt8> {
             let count = try number()
@@ -137,6 +127,25 @@ enum JournalEntry {
             zigzag >>= 7
         }
         bytes.append(UInt8(zigzag))
+    }
+
+    /// An unsigned LEB128 number at `cursor` (moved past it), or nil when the bytes end first.
+    static func leb128(_ bytes: ArraySlice<UInt8>, at cursor: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while cursor < bytes.endIndex, shift < 64 {
+            let byte = bytes[cursor]
+            cursor += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
+    static func appendRun(_ run: [UInt8], to bytes: inout [UInt8]) {
+        appendNumber(Int64(run.count), to: &bytes)
+        bytes.append(contentsOf: run)
     }
 
     static func appendText(_ text: String, to bytes: inout [UInt8]) {
