@@ -161,13 +161,19 @@ struct SQLiteJournalTests {
         #expect(store.heldAnswers == 2)
     }
 
-    @Test func aDamagedEntryIsRefusedNamingIt() throws {
-        let path = directory + "/damaged.db"
+    /// A file of `count` events, closed as a crash leaves it (`crash`) or as `close()` does, and
+    /// opened with a plain connection.
+    func file(_ name: String, events count: Int, crash: Bool) throws -> (path: String, db: SQLiteConnection) {
+        let path = directory + "/" + name
         let storage = Storage()
         let store = try SQLiteStateStore(path: path)
-        for n in 0..<3 { try Self.event(n, store, storage) }
-        store.closeWithoutFolding()
-        let db = try SQLiteConnection(path: path)
+        for n in 0..<count { try Self.event(n, store, storage) }
+        if crash { store.closeWithoutFolding() } else { store.close() }
+        return (path, try SQLiteConnection(path: path))
+    }
+
+    @Test func aDamagedEntryIsRefusedNamingIt() throws {
+        let (path, db) = try file("damaged.db", events: 3, crash: true)
         let seq = try db.integer("SELECT max(seq) FROM journal WHERE substr(change, 1, 1) <> x'00'")
         try db.execute("UPDATE journal SET change = substr(change, 1, length(change) - 7) WHERE seq = \(seq)")
         db.close()
@@ -201,16 +207,12 @@ struct SQLiteJournalTests {
     }
 
     @Test func aFileOfVersion4OpensAsVersion5() throws {
-        let path = directory + "/v4.db"
-        let storage = Storage()
-        var store = try SQLiteStateStore(path: path)
-        for n in 0..<5 { try Self.event(n, store, storage) }
-        store.close()
-        let db = try SQLiteConnection(path: path)
+        let (path, db) = try file("v4.db", events: 5, crash: false)
         try db.execute("DROP TABLE journal; PRAGMA user_version = 4")
         db.close()
 
-        store = try SQLiteStateStore(path: path)
+        let storage = Storage()
+        let store = try SQLiteStateStore(path: path)
         defer { store.close() }
         #expect(try store.db.integer("PRAGMA user_version") == 5)
         #expect(try store.db.integer("SELECT count(*) FROM journal") == Int64(SQLiteStateStore.journalFoldRows))
