@@ -29,6 +29,10 @@ extension StateLog {
 
 extension SQLiteStateStore: StateLog {
     package var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
-    /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`).
-    package func repliesSent() { checkpointStep() }
+    /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`), and the
+    /// journal folded into the tables once it holds `journalIdleFoldRows` rows.
+    package func repliesSent() {
+        checkpointStep()
+        foldWhenIdle()
+    }
 }

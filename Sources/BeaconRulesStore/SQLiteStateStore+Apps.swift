@@ -122,6 +122,7 @@ extension SQLiteStateStore {
 
     /// Whether the app served now holds any firing, answer, ledger line, presence or outbox entry.
     package func appHoldsState() throws(StoreError) -> Bool {
+        try settleJournal()
         let statement = try db.prepare("""
             SELECT EXISTS (SELECT 1 FROM firing WHERE app = ?1) OR EXISTS (SELECT 1 FROM answered WHERE app = ?1)
             OR EXISTS (SELECT 1 FROM ledger WHERE app = ?1) OR EXISTS (SELECT 1 FROM presence WHERE app = ?1)
@@ -140,6 +141,7 @@ extension SQLiteStateStore {
         }
         try begin()
         do throws(StoreError) {
+            try goDirect()
             var counts = AppRowCounts()
             func delete(_ table: String) throws(StoreError) -> Int {
                 let statement = try db.prepare("DELETE FROM \(table) WHERE app = ?1")

@@ -14,6 +14,7 @@ extension SQLiteStateStore {
     /// The saved ledger, or an empty one when none was saved yet. Lines load in key order (a
     /// delivery before the lines naming it), as `DeliveryLedger.Line.key` asks.
     package func loadLedger() throws(StoreError) -> DeliveryLedger {
+        try settleJournal()
         var ledger = DeliveryLedger()
         var rows: [String: Int64] = [:]
         let statement = try db.prepare("SELECT key, seq, line FROM ledger WHERE app = ?1 ORDER BY key, seq")
@@ -48,18 +49,13 @@ extension SQLiteStateStore {
             if !ledgerRowsKnown { try readLedgerRows() }
             for line in lines {
                 if let seq = ledgerRows[line.key] {
-                    defer { deleteLedgerLine.reset() }
-                    deleteLedgerLine.bind(1, seq)
-                    _ = try deleteLedgerLine.step()
+                    record(.ledgerDeleted(seq: seq))
                     ledgerRows[line.key] = nil
                 }
+                if let failure { throw failure }
                 if line.isRemoval { continue }
-                defer { saveLedgerLine.reset() }
-                saveLedgerLine.bind(1, nextLedgerRow)
-                saveLedgerLine.bind(2, line.key)
-                line.json.withUnsafeBytes { saveLedgerLine.bind(3, blob: $0) }
-                saveLedgerLine.bind(4, app)
-                _ = try saveLedgerLine.step()
+                record(.ledgerSaved(seq: nextLedgerRow, app: app, key: line.key, line: line.json))
+                if let failure { throw failure }
                 ledgerRows[line.key] = nextLedgerRow
                 nextLedgerRow += 1
             }
@@ -72,6 +68,7 @@ extension SQLiteStateStore {
 
     /// The row number of each saved line, when nothing loaded the ledger first.
     private func readLedgerRows() throws(StoreError) {
+        try settleJournal()
         let statement = try db.prepare("SELECT key, seq FROM ledger WHERE app = ?1")
         defer { statement.finalize() }
         statement.bind(1, app)

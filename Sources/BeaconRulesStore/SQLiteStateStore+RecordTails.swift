@@ -81,8 +81,7 @@ extension SQLiteStateStore {
             return
         }
         encoded.append(contentsOf: records.bytes)
-        guard insert(event: id, stored: encoded) else { return }
-        let row = db.lastInsertRowid
+        guard let row = insert(event: id, stored: encoded) else { return }
         for number in numbers { tails.named[number] = row }
     }
 
@@ -98,6 +97,8 @@ extension SQLiteStateStore {
             number = select.int64(0)
             tails.saved[number] = select.int64(1)
         } else {
+            // A new tail is written to its table: the transaction goes direct.
+            try goDirect()
             let insert = try db.prepare("INSERT INTO tail (bytes, last) VALUES (?1, 0)")
             defer { insert.finalize() }
             bytes.withUnsafeBytes { insert.bind(1, blob: $0) }
@@ -127,6 +128,14 @@ extension SQLiteStateStore {
         tails.named.removeAll(keepingCapacity: true)
     }
 
+    /// Whether `saveNamedTails()` would write a tail's `last`.
+    var tailsDue: Bool {
+        tails.named.contains { number, row in
+            let saved = tails.saved[number] ?? 0
+            return row > saved && (row - saved >= RecordTails.lastSlack || saved == 0)
+        }
+    }
+
     /// After answers were forgotten: the tails no answer left names, those whose `last` is
     /// `lastSlack` rows or more before the oldest answer left (the file's `last` may lag by less).
     func forgetUnnamedTails() throws(StoreError) {
@@ -140,16 +149,10 @@ extension SQLiteStateStore {
         guard stored.first == RecordTails.marker else { return stored }
         var cursor = 1
         func number() throws(StoreError) -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while cursor < stored.count, shift < 64 {
-                let byte = stored[cursor]
-                cursor += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
+            guard let value = JournalEntry.leb128(stored[...], at: &cursor) else {
+                throw StoreError(path: path, message: "an answer in the file is damaged: its tail numbers end early")
             }
-            throw StoreError(path: path, message: "an answer in the file is damaged: its tail numbers end early")
+            return value
         }
         let count = try number()
         var references: [(at: Int, tail: Int64)] = []

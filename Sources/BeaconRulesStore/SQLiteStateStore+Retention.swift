@@ -12,6 +12,20 @@ extension SQLiteStateStore {
     /// row read when nothing is old enough, which is most of the time.
     package func forgetAnswers(before time: Timestamp, limit: Int) throws(StoreError) -> Int {
         if failure != nil { return 0 }
+        if journal.mode == .journaling {
+            // Most of the time nothing is due, and the transaction stays journaled. Answers still in
+            // the journal are newer than those in the table: looked at when none of those is due.
+            var answersDue = try lastBefore(time, oldestAnswers, limit: limit) != nil
+            if !answersDue && !journal.answers.isEmpty {
+                let due: (StateChange) -> Bool = {
+                    if case .answer(_, _, _, _, let at) = $0 { at < time.milliseconds } else { false }
+                }
+                answersDue = journal.committed.contains(where: due) || journal.pending.contains(where: due)
+            }
+            let outboxDue = try lastBefore(time, oldestOutbox, limit: limit) != nil
+            if !answersDue && !outboxDue { return 0 }
+            try goDirect()
+        }
         let answers = try deleteOldest(oldestAnswers, through: forgetAnswersThrough, before: time, limit: limit)
         if answers > 0 { try forgetUnnamedTails() }
         // Counted as `remember` counts: in the open transaction until it commits.
@@ -53,12 +67,19 @@ extension SQLiteStateStore {
                 seen += 1
                 let device = sweepFirings.text(0), campaign = sweepFirings.text(1)
                 firingSweep = (device, campaign)
-                if expiry.isExpired(campaign: CampaignID(canonical: campaign), time: sweepFirings.int64(2)) {
+                // A time the journal holds is newer than the table's.
+                var time = sweepFirings.int64(2)
+                if journal.overlayValid, !journal.firings.isEmpty,
+                   let newer = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaign)] {
+                    time = newer
+                }
+                if expiry.isExpired(campaign: CampaignID(canonical: campaign), time: time) {
                     expired.append((device, campaign))
                 }
             }
             // The end of the table: the next step starts again from its beginning.
             if seen < limit { firingSweep = ("", "") }
+            if !expired.isEmpty { try goDirect() }
             for (device, campaign) in expired {
                 defer { deleteFiring.reset() }
                 deleteFiring.bind(1, device)
@@ -80,7 +101,10 @@ extension SQLiteStateStore {
         if failure != nil { return }
         let free = try freePages.integer()
         let slack = max(256, try allPages.integer() / 8)
-        if free > slack { try db.execute("PRAGMA incremental_vacuum(\(min(free - slack, Self.reclaimStep)))") }
+        if free > slack {
+            try goDirect()
+            try db.execute("PRAGMA incremental_vacuum(\(min(free - slack, Self.reclaimStep)))")
+        }
     }
 
     /// Pages given back per commit at most: 512 pages of 4 KiB, 2 MiB.

@@ -58,9 +58,14 @@ package final class SQLiteStateStore: SuppressionStore {
     private let pageSize: Int
     private let selectFiring: SQLiteStatement
     private let selectDeviceFirings: SQLiteStatement
-    private let upsertFiring: SQLiteStatement
+    let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement
-    private let insertAnswer: SQLiteStatement
+    let insertAnswer: SQLiteStatement
+    let insertJournal: SQLiteStatement
+    let deleteJournalThrough: SQLiteStatement
+    /// The journal's committed changes not yet folded into the tables, and the open transaction's
+    /// while it is journaled (`SQLiteStateStore+Journal`).
+    var journal = Journal()
     let oldestAnswers: SQLiteStatement
     let forgetAnswersThrough: SQLiteStatement
     let oldestOutbox: SQLiteStatement
@@ -108,7 +113,9 @@ package final class SQLiteStateStore: SuppressionStore {
     /// `last` may lag the last answer naming it by less than `RecordTails.lastSlack` rows (a file
     /// of version 3, whose `last` is exact, is version 4 as it is); the version keeps a binary
     /// that reads `last` as exact (and would forget tails still named) from opening the file.
-    static let schemaVersion: Int64 = 4
+    /// 5: the journal (`SQLiteStateStore+Journal`): a file of version 4 gets the table; an older
+    /// binary would not replay its rows.
+    static let schemaVersion: Int64 = 5
 
     /// SQLite's page cache for the owner's connection, in KiB: 64 MiB.
     static let cacheKiB = 65_536
@@ -178,7 +185,12 @@ package final class SQLiteStateStore: SuppressionStore {
         upsertFiring = try db.prepare(
             "INSERT INTO firing (app, device, campaign, time) VALUES (?4, ?1, ?2, ?3) ON CONFLICT (app, device, campaign) DO UPDATE SET time = excluded.time")
         selectAnswer = try db.prepare("SELECT records FROM answered WHERE app = ?2 AND event = ?1")
-        insertAnswer = try db.prepare("INSERT INTO answered (app, event, records, at) VALUES (?4, ?1, ?2, ?3)")
+        // The row number is given (`Journal.nextAnswerRow`): a journaled answer has one before it
+        // is in the table.
+        insertAnswer = try db.prepare("INSERT INTO answered (rowid, app, event, records, at) VALUES (?5, ?4, ?1, ?2, ?3)")
+        // A commit overwrites the next blank slot (`Journal`): the leaf page it is on, nothing else.
+        insertJournal = try db.prepare("UPDATE journal SET change = ?1 WHERE seq = ?2")
+        deleteJournalThrough = try db.prepare("UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE seq <= ?1")
         // Rows are numbered in the order given (rowid, seq): the oldest are the first few.
         oldestAnswers = try db.prepare("SELECT rowid, at FROM answered ORDER BY rowid LIMIT ?1")
         forgetAnswersThrough = try db.prepare("DELETE FROM answered WHERE rowid <= ?1")
@@ -197,7 +209,6 @@ package final class SQLiteStateStore: SuppressionStore {
         freePages = try db.prepare("PRAGMA freelist_count")
         updateTailLast = try db.prepare("UPDATE tail SET last = max(last, ?2) WHERE id = ?1")
         allPages = try db.prepare("PRAGMA page_count")
-        heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
         app = try Self.number(ofApp: StateApps.defaultID, in: db, create: true) ?? 0
         pageSize = Int(try db.integer("PRAGMA page_size"))
         pagesWrittenCount = db.pagesWritten
@@ -213,6 +224,11 @@ package final class SQLiteStateStore: SuppressionStore {
             checkpointer = nil
             ownerCheckpointFrames = nil
         }
+        // A crash may have left journal rows: folded into the tables before anything reads them.
+        try replayJournal()
+        heldAnswers = Int(try db.integer("SELECT count(*) FROM answered"))
+        journal.nextAnswerRow = try db.integer("SELECT coalesce(max(rowid), 0) + 1 FROM answered")
+        pagesWrittenCount = db.pagesWritten
     }
 
     deinit { close() }
@@ -338,16 +354,20 @@ package final class SQLiteStateStore: SuppressionStore {
             if application == 0 && tables == 0 {
                 try db.execute("""
                     \(appsSchema);
+                    \(journalTable);
+                    \(journalSlots)
                     PRAGMA application_id = \(applicationID);
                     PRAGMA user_version = \(schemaVersion);
                     """)
             } else if application != applicationID {
                 throw StoreError(path: db.path, message: "an SQLite database, but not a beaconrules state file; give --state a new file name")
             } else if version > schemaVersion || version < 1 {
-                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads versions 1 to 3 (upgraded when opened) and \(schemaVersion)")
+                throw StoreError(path: db.path, message: "state file version \(version); this beaconrules reads versions 1 to 4 (upgraded when opened) and \(schemaVersion)")
             } else if version < schemaVersion {
-                // Version 3 to 4 changes no table: only what `tail.last` promises.
+                // Version 3 to 4 changes no table: only what `tail.last` promises; 5 adds the journal.
                 if version < 3 { try upgradeOneApp(db) }
+                try db.execute(journalTable)
+                try db.execute(journalSlots)
                 try db.execute("PRAGMA user_version = \(schemaVersion)")
             }
             try db.execute("COMMIT")
@@ -379,7 +399,10 @@ package final class SQLiteStateStore: SuppressionStore {
     /// Finalizes the statements and closes the file (also done on deinit).
     package func close() {
         if inTransaction { rollback() }
-        for statement in [selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
+        // What a fold fails to write stays in the journal, replayed at the next open.
+        try? fold()
+        journal.folded()
+        for statement in [insertJournal, deleteJournalThrough, selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
             statement.finalize()
         }
         // The checkpointer's connection first: the last one to close copies the WAL back.
@@ -394,8 +417,10 @@ package final class SQLiteStateStore: SuppressionStore {
     package func begin() throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
         checkpointStep()
-        try db.execute("BEGIN IMMEDIATE")
+        if journal.rows >= Self.journalFoldRows || journal.bytes >= Self.journalFoldBytes { try fold() }
+        // Journaled: no SQL transaction until one is needed (`goDirect()`).
         inTransaction = true
+        journal.mode = .journaling
         failure = nil
         pendingAnswers = 0
     }
@@ -409,25 +434,47 @@ package final class SQLiteStateStore: SuppressionStore {
             throw failure
         }
         do throws(StoreError) {
-            try saveNamedTails()
-            try db.execute("COMMIT")
+            // A tail's `last` due is written to its table: the transaction goes direct.
+            if journal.mode == .journaling && tailsDue { try goDirect() }
+            if journal.mode == .journaling {
+                tails.named.removeAll(keepingCapacity: true)
+                try commitJournaled()
+            } else {
+                try saveNamedTails()
+                try db.execute("COMMIT")
+                // The journal was folded inside it.
+                journal.folded()
+            }
         } catch {
             rollback()
             throw error
         }
         inTransaction = false
+        journal.mode = .idle
         heldAnswers += pendingAnswers
         pendingAnswers = 0
+        journal.lastCommitPages = takePagesWritten()
+        boundWAL()
+    }
+
+    /// Pages the connection wrote to the WAL since the last call, added to the running total.
+    func takePagesWritten() -> Int {
         // SQLite's count is a C int: the difference is taken modulo 2^32, as it wraps.
         let count = db.pagesWritten
-        pagesWritten += Int(UInt32(truncatingIfNeeded: count &- pagesWrittenCount))
+        let pages = Int(UInt32(truncatingIfNeeded: count &- pagesWrittenCount))
+        pagesWritten += pages
         pagesWrittenCount = count
-        boundWAL()
+        return pages
     }
 
     /// Forgets every change since `begin()`.
     package func rollback() {
-        try? db.execute("ROLLBACK")
+        if journal.mode != .journaling { try? db.execute("ROLLBACK") }
+        // The transaction's changes leave the overlay (a direct one's fold is undone too).
+        if journal.mode == .direct || !journal.pending.isEmpty { journal.rebuildOverlay() }
+        journal.pending.removeAll(keepingCapacity: true)
+        journal.pendingBytes = 0
+        journal.mode = .idle
         inTransaction = false
         failure = nil
         pendingAnswers = 0
@@ -444,6 +491,10 @@ package final class SQLiteStateStore: SuppressionStore {
 
     package func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         if failure != nil { return nil }
+        if journal.overlayValid, !journal.firings.isEmpty,
+           let time = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaign.canonical)] {
+            return Timestamp(milliseconds: time)
+        }
         defer { selectFiring.reset() }
         selectFiring.bind(1, device)
         selectFiring.bind(2, campaign.canonical)
@@ -478,17 +529,18 @@ package final class SQLiteStateStore: SuppressionStore {
         } catch {
             note(error)
             for k in campaigns.indices { times[k] = nil }
+            return
+        }
+        if journal.overlayValid, !journal.firings.isEmpty {
+            for k in campaigns.indices {
+                if let time = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaigns[k].canonical)] { times[k] = time }
+            }
         }
     }
 
     package func recordFiring(device: String, campaign: CampaignID, at time: Timestamp) {
         if failure != nil { return }
-        defer { upsertFiring.reset() }
-        upsertFiring.bind(1, device)
-        upsertFiring.bind(2, campaign.canonical)
-        upsertFiring.bind(3, time.milliseconds)
-        upsertFiring.bind(4, app)
-        do { _ = try upsertFiring.step() } catch { note(error) }
+        record(.firing(app: app, device: device, campaign: campaign.canonical, time: time.milliseconds))
     }
 
     // MARK: - Answered events
@@ -497,6 +549,12 @@ package final class SQLiteStateStore: SuppressionStore {
     /// the id is new. Sees the open transaction's own answers too.
     package func answer(event id: String) -> [UInt8]? {
         if failure != nil { return nil }
+        if journal.overlayValid, !journal.answers.isEmpty, let stored = journal.answers[Journal.AnswerKey(app: app, event: id)] {
+            do { return try records(stored: stored) } catch {
+                note(error)
+                return nil
+            }
+        }
         defer { selectAnswer.reset() }
         selectAnswer.bind(1, id)
         selectAnswer.bind(2, app)
@@ -512,31 +570,19 @@ package final class SQLiteStateStore: SuppressionStore {
     /// Logs the answer to a new event id: its records as JSON lines, each ending in `\n`.
     package func remember(event id: String, records: [UInt8]) {
         if failure != nil { return }
-        _ = insert(event: id, stored: records)
+        insert(event: id, stored: records)
     }
 
-    /// Adds an answer as stored (`records(stored:)` reads it back); false on a failure (noted).
-    func insert(event id: String, stored: [UInt8]) -> Bool {
-        var id = id
-        // Bound without copies: both stay valid until the statement is reset, in the closures.
-        let result: Result<Bool, StoreError> = id.withUTF8 { utf8 in
-            stored.withUnsafeBytes { bytes in
-                defer { insertAnswer.reset() }
-                insertAnswer.bind(1, borrowingText: utf8)
-                insertAnswer.bind(2, borrowing: bytes)
-                insertAnswer.bind(3, clock)
-                insertAnswer.bind(4, app)
-                do throws(StoreError) { return .success(try insertAnswer.step()) } catch { return .failure(error) }
-            }
-        }
-        switch result {
-        case .success:
-            if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
-            return true
-        case .failure(let error):
-            note(error)
-            return false
-        }
+    /// Adds an answer as stored (`records(stored:)` reads it back); its row number, or nil on a
+    /// failure (noted).
+    @discardableResult
+    func insert(event id: String, stored: [UInt8]) -> Int64? {
+        let row = journal.nextAnswerRow
+        journal.nextAnswerRow += 1
+        record(.answer(row: row, app: app, event: id, stored: stored, at: clock))
+        if failure != nil { return nil }
+        if inTransaction { pendingAnswers += 1 } else { heldAnswers += 1 }
+        return row
     }
 
     /// Lets the file grow by at most `pages` more pages; past that every write fails as on a full
@@ -550,7 +596,7 @@ package final class SQLiteStateStore: SuppressionStore {
 
     /// Keeps the presence layer's snapshot (one per file), in the open transaction.
     package func savePresence(_ snapshot: [UInt8]) {
-        if failure != nil { return }
+        if failure != nil || !writesTables() { return }
         do {
             let statement = try db.prepare("INSERT OR REPLACE INTO presence (app, snapshot) VALUES (?2, ?1)")
             defer { statement.finalize() }
@@ -571,7 +617,7 @@ package final class SQLiteStateStore: SuppressionStore {
     /// Appends records that fired on the clock (no request line to answer) to the outbox, in the
     /// open transaction.
     package func appendOutbox(_ records: [UInt8]) {
-        if failure != nil || records.isEmpty { return }
+        if failure != nil || records.isEmpty || !writesTables() { return }
         do {
             let statement = try db.prepare("INSERT INTO outbox (records, at, app) VALUES (?1, ?2, ?3)")
             defer { statement.finalize() }
@@ -597,6 +643,7 @@ package final class SQLiteStateStore: SuppressionStore {
 
     /// Every (device, campaign) firing of the app, sorted by device then campaign.
     package func firings() throws(StoreError) -> [FiringEntry] {
+        try settleJournal()
         let statement = try db.prepare("SELECT device, campaign, time FROM firing WHERE app = ?1 ORDER BY device, campaign")
         defer { statement.finalize() }
         statement.bind(1, app)
@@ -611,6 +658,7 @@ package final class SQLiteStateStore: SuppressionStore {
 
     /// Every answered event id of the app with its records, sorted by id.
     package func answers() throws(StoreError) -> [(event: String, records: [UInt8])] {
+        try settleJournal()
         let statement = try db.prepare("SELECT event, records FROM answered WHERE app = ?1 ORDER BY event")
         defer { statement.finalize() }
         statement.bind(1, app)

@@ -28,6 +28,7 @@ extension SQLiteStateStore {
         var export = StateExport()
         try begin()
         defer { rollback() }
+        try goDirect()
         export.firings = try firings()
         let answers = try db.prepare("SELECT event, records, at FROM answered WHERE app = ?1 ORDER BY rowid")
         defer { answers.finalize() }
@@ -47,7 +48,8 @@ extension SQLiteStateStore {
 
     /// Whether any app of the file holds a firing, an answer or a ledger line.
     package func holdsState() throws(StoreError) -> Bool {
-        try db.integer("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)") > 0
+        try settleJournal()
+        return try db.integer("SELECT (SELECT count(*) FROM firing) + (SELECT count(*) FROM answered) + (SELECT count(*) FROM ledger)") > 0
     }
 }
 
@@ -71,6 +73,7 @@ extension SQLiteStateStore {
                 answer.bind(4, app)
                 _ = try answer.step()
             }
+            journal.nextAnswerRow = try db.integer("SELECT coalesce(max(rowid), 0) + 1 FROM answered")
             // Numbered in key order, the order they load in, after the other apps' lines.
             let first = try db.integer("SELECT coalesce(max(seq), 0) + 1 FROM ledger")
             for (seq, row) in export.ledger.sorted(by: { $0.key < $1.key }).enumerated() {

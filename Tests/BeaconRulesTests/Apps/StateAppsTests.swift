@@ -34,9 +34,9 @@ struct StateAppsTests {
         #expect(try old.integer("SELECT count(*) FROM pragma_table_info('firing') WHERE name = 'app'") == 0)
         old.close()
 
-        // Opened: upgraded to version 4 (the apps came with 3), every row the app `default`'s.
+        // Opened: upgraded to version 5 (the apps came with 3), every row the app `default`'s.
         let store = try SQLiteStateStore(path: state)
-        #expect(try store.db.integer("PRAGMA user_version") == 4)
+        #expect(try store.db.integer("PRAGMA user_version") == 5)
         #expect(try store.apps().map(\.id) == ["default"])
         #expect(try store.db.integer("SELECT count(*) FROM firing WHERE app <> 0") == 0)
         store.close()

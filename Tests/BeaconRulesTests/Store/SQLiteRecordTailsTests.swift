@@ -65,6 +65,6 @@ struct SQLiteRecordTailsTests {
         let fromOldFile = try await LineClient.exchange(port: server.port, lines: lines)
         await server.stop()
         #expect(fromOldFile == processed)
-        #expect(try count(old, "PRAGMA user_version") == 4)
+        #expect(try count(old, "PRAGMA user_version") == 5)
     }
 }

@@ -1,0 +1,225 @@
+@testable import BeaconRules
+@testable import BeaconRulesStore
+import Foundation
+import Testing
+
+/// The journal (issue 32, state file version 5): a commit of one event writes one append-only row
+/// holding its whole change, at most 8 KiB of WAL; the rows are folded into the tables later, and
+/// replayed at open after a crash; a damaged row is refused by name; the folded tables are those
+/// the direct writes make.
+@Suite("SQLite: the journal")
+struct SQLiteJournalTests {
+    let directory = Paths.temporaryDirectory()
+    /// The journal's slots a commit wrote and no fold blanked since.
+    static let filled = "SELECT count(*) FROM journal WHERE substr(change, 1, 1) <> x'00'"
+    typealias Storage = SQLiteOneEventCommitTests.Storage
+
+    /// Event `n` as the event path changes the state: the device's suppression row, the answer
+    /// (its records naming a tail), a delivery's ledger line, and every third event the line of
+    /// an earlier delivery replaced (a response) and every fifth one removed.
+    static func event(_ n: Int, _ store: SQLiteStateStore, _ storage: Storage, direct: Bool = false) throws {
+        try store.begin()
+        if direct { try store.goDirect() }
+        store.setClock(Timestamp(milliseconds: Int64(1_000 + n)))
+        let device = "device-\(n % 17)"
+        store.recordFiring(device: device, campaign: CampaignID(eid: "c\(n % 5)"), at: Timestamp(milliseconds: Int64(n) * 1000))
+        if store.answer(event: "ev-\(n)") == nil {
+            var writer = JSONWriter()
+            writer.collectsReferences = true
+            writer.bytes.append(contentsOf: Array("{\"id\":\"ev-\(n)\",\"device\":\"\(device)\",".utf8))
+            writer.appendStable(UnsafeBufferPointer(storage.tail))
+            writer.bytes.append(contentsOf: Array("}\n".utf8))
+            store.remember(event: "ev-\(n)", written: writer, holding: storage)
+        }
+        var lines = [DeliveryLedger.Line(key: "0:\(String(n, radix: 16))", json: Array("{\"delivered\":\(n)}".utf8), delivery: nil)]
+        if n % 3 == 0 && n > 3 {
+            lines.append(DeliveryLedger.Line(key: "0:\(String(n - 3, radix: 16))", json: Array("{\"clicked\":\(n)}".utf8), delivery: nil))
+        }
+        if n % 5 == 0 && n > 5 { lines.append(DeliveryLedger.Line(key: "0:\(String(n - 5, radix: 16))", json: [], delivery: nil)) }
+        try store.saveLedger(lines)
+        try store.commit()
+    }
+
+    /// Every row of the tables the journal writes, as a string to compare.
+    static func tables(_ store: SQLiteStateStore) throws -> [String] {
+        try store.fold()
+        var rows: [String] = []
+        for query in [
+            "SELECT app || ' ' || device || ' ' || campaign || ' ' || time FROM firing ORDER BY app, device, campaign",
+            "SELECT rowid || ' ' || app || ' ' || event || ' ' || hex(records) || ' ' || at FROM answered ORDER BY rowid",
+            "SELECT seq || ' ' || app || ' ' || key || ' ' || hex(line) FROM ledger ORDER BY seq",
+            "SELECT id || ' ' || last FROM tail ORDER BY id",
+        ] {
+            let statement = try store.db.prepare(query)
+            defer { statement.finalize() }
+            while try statement.step() { rows.append(statement.text(0)) }
+        }
+        return rows
+    }
+
+    @Test func aCommitOfOneEventWritesAtMost8KiBOfWAL() throws {
+        let store = try SQLiteStateStore(path: directory + "/pages.db")
+        defer { store.close() }
+        let storage = Storage()
+        // A warm-up: the tail, the devices' rows, the tables' first pages.
+        for n in 0..<300 { try Self.event(n, store, storage) }
+        var pages: [Int] = []
+        for n in 300..<1_300 {
+            try Self.event(n, store, storage)
+            pages.append(store.lastCommitPages)
+            // Folded between commits, as `serve` does once the replies are sent.
+            store.foldWhenIdle()
+        }
+        #expect(store.journalFolds > 10)
+        // WAL frames are a page and a 24-byte header: 8 KiB is under two frames a commit.
+        let bytes = Double(pages.reduce(0, +)) * Double(4096 + 24) / Double(pages.count)
+        #expect(bytes <= 8 * 1024, "\(bytes) bytes of WAL a commit; pages: \(Dictionary(grouping: pages) { $0 }.mapValues(\.count))")
+        // Every commit writes its slot's leaf page and nothing else.
+        #expect(pages.filter { $0 == 1 }.count > pages.count * 9 / 10, "\(Dictionary(grouping: pages) { $0 }.mapValues(\.count))")
+    }
+
+    @Test func foldingGivesTheTablesTheDirectWritesGive() throws {
+        let journaled = try SQLiteStateStore(path: directory + "/journaled.db")
+        let direct = try SQLiteStateStore(path: directory + "/direct.db")
+        defer {
+            journaled.close()
+            direct.close()
+        }
+        let storage = Storage()
+        for n in 0..<700 {
+            try Self.event(n, journaled, storage)
+            try Self.event(n, direct, storage, direct: true)
+            if n % 50 == 0 { journaled.foldWhenIdle() }
+            // The same event again: answered from the journal (or the table), nothing changes.
+            if n % 7 == 0 {
+                #expect(journaled.answer(event: "ev-\(n)") == direct.answer(event: "ev-\(n)"))
+            }
+        }
+        #expect(journaled.journalFolds > 0)
+        #expect(direct.journalFolds == 0)
+        #expect(try Self.tables(journaled) == Self.tables(direct))
+        let (a, b) = (try journaled.export(), try direct.export())
+        #expect(a.firings == b.firings)
+        #expect(a.answers.map(\.event) == b.answers.map(\.event))
+        #expect(a.answers.map(\.records) == b.answers.map(\.records))
+        #expect(a.ledger.map(\.key) == b.ledger.map(\.key))
+        #expect(a.ledger.map(\.line) == b.ledger.map(\.line))
+    }
+
+    @Test func theJournalIsReplayedAtOpenAfterACrash() throws {
+        let path = directory + "/crash.db"
+        let storage = Storage()
+        var store = try SQLiteStateStore(path: path)
+        for n in 0..<40 { try Self.event(n, store, storage) }
+        let reference = try SQLiteStateStore(path: directory + "/reference.db")
+        for n in 0..<40 { try Self.event(n, reference, storage) }
+        // The first commit went to the tables (a new tail, the ledger's rows read); the others
+        // are journal rows.
+        let rows = store.journalRows
+        #expect(rows == 39)
+        // A crash: the rows are committed, nothing folded them.
+        store.closeWithoutFolding()
+        let db = try SQLiteConnection(path: path)
+        #expect(try db.integer(Self.filled) == Int64(rows))
+        #expect(try db.integer("SELECT count(*) FROM answered") == Int64(40 - rows))
+        db.close()
+
+        store = try SQLiteStateStore(path: path)
+        defer {
+            store.close()
+            reference.close()
+        }
+        #expect(try store.db.integer(Self.filled) == 0)
+        #expect(try store.db.integer("SELECT count(*) FROM journal") == Int64(SQLiteStateStore.journalFoldRows))
+        #expect(store.heldAnswers == 40)
+        #expect(store.answer(event: "ev-39") == reference.answer(event: "ev-39"))
+        #expect(store.lastFiring(device: "device-5", campaign: CampaignID(eid: "c2"))?.milliseconds == 22_000)
+        #expect(try Self.tables(store) == Self.tables(reference))
+        // The state goes on from there as if nothing had happened.
+        try Self.event(40, store, storage)
+        try Self.event(40, reference, storage)
+        #expect(try Self.tables(store) == Self.tables(reference))
+    }
+
+    @Test func aRolledBackTransactionLeavesNothingInTheOverlay() throws {
+        let store = try SQLiteStateStore(path: directory + "/rollback.db")
+        defer { store.close() }
+        let storage = Storage()
+        // The first commit goes to the tables (a new tail, the ledger's rows read), the second to
+        // the journal.
+        try Self.event(1, store, storage)
+        try Self.event(2, store, storage)
+        #expect(store.journalRows == 1)
+        try store.begin()
+        store.recordFiring(device: "device-1", campaign: CampaignID(eid: "c1"), at: Timestamp(milliseconds: 99_000))
+        store.remember(event: "gone", records: Array("{}\n".utf8))
+        #expect(store.answer(event: "gone") != nil)
+        store.rollback()
+        #expect(store.answer(event: "gone") == nil)
+        #expect(store.lastFiring(device: "device-1", campaign: CampaignID(eid: "c1"))?.milliseconds == 1_000)
+        #expect(store.journalRows == 1)
+        #expect(store.heldAnswers == 2)
+    }
+
+    /// A file of `count` events, closed as a crash leaves it (`crash`) or as `close()` does, and
+    /// opened with a plain connection.
+    func file(_ name: String, events count: Int, crash: Bool) throws -> (path: String, db: SQLiteConnection) {
+        let path = directory + "/" + name
+        let storage = Storage()
+        let store = try SQLiteStateStore(path: path)
+        for n in 0..<count { try Self.event(n, store, storage) }
+        if crash { store.closeWithoutFolding() } else { store.close() }
+        return (path, try SQLiteConnection(path: path))
+    }
+
+    @Test func aDamagedEntryIsRefusedNamingIt() throws {
+        let (path, db) = try file("damaged.db", events: 3, crash: true)
+        let seq = try db.integer("SELECT max(seq) FROM journal WHERE substr(change, 1, 1) <> x'00'")
+        try db.execute("UPDATE journal SET change = substr(change, 1, length(change) - 7) WHERE seq = \(seq)")
+        db.close()
+        #expect {
+            try SQLiteStateStore(path: path).close()
+        } throws: { error in
+            "\(error)".contains("the journal's entry \(seq) is damaged")
+        }
+        // Nothing of the journal was applied.
+        let after = try SQLiteConnection(path: path)
+        defer { after.close() }
+        #expect(try after.integer(Self.filled) == 2)
+        #expect(try after.integer("SELECT count(*) FROM answered") == 1)
+    }
+
+    @Test func anEntryDecodesAsEncodedAndATruncatedOneNever() throws {
+        let changes: [StateChange] = [
+            .firing(app: 0, device: "dévice", campaign: "c1", time: 1_700_000_000_123),
+            .answer(row: 42, app: 3, event: "ev-1", stored: [1, 2, 3, 0, 255], at: -5),
+            .ledgerDeleted(seq: 7),
+            .ledgerSaved(seq: 8, app: 0, key: "0:ab", line: Array("{}".utf8)),
+        ]
+        let bytes = JournalEntry.encode(changes)
+        #expect(try JournalEntry.decode(bytes, seq: 1, path: "p") == changes)
+        for count in 0..<bytes.count {
+            #expect(throws: StoreError.self) { try JournalEntry.decode(Array(bytes.prefix(count)), seq: 9, path: "p") }
+        }
+        var flipped = bytes
+        flipped[10] ^= 0x20
+        #expect { try JournalEntry.decode(flipped, seq: 9, path: "p") } throws: { "\($0)".contains("entry 9 is damaged") }
+    }
+
+    @Test func aFileOfVersion4OpensAsVersion5() throws {
+        let (path, db) = try file("v4.db", events: 5, crash: false)
+        try db.execute("DROP TABLE journal; PRAGMA user_version = 4")
+        db.close()
+
+        let storage = Storage()
+        let store = try SQLiteStateStore(path: path)
+        defer { store.close() }
+        #expect(try store.db.integer("PRAGMA user_version") == 5)
+        #expect(try store.db.integer("SELECT count(*) FROM journal") == Int64(SQLiteStateStore.journalFoldRows))
+        #expect(store.answer(event: "ev-4") != nil)
+        try Self.event(5, store, storage)
+        try Self.event(6, store, storage)
+        #expect(store.journalRows == 1)
+        #expect(try store.answers().count == 7)
+    }
+}
