@@ -9,14 +9,14 @@ extension RulesEngine {
         var uncached: [Int: [UInt8]] = [:]
         // By index: iterating `scratch.pending` while setting `scratch.pending[i].tail` would copy
         // the array.
-        for i in scratch.pending.indices {
+        for i in 0..<scratch.pending.count {
             let firing = scratch.pending[i]
             if let slot {
                 if let tail = caches.tails.tail(rule: Int(firing.index), locale: slot, trigger: event.kind) {
-                    scratch.pending[i].tail = tail
+                    scratch.pending.setTail(tail, at: i)
                 } else {
                     let (tail, line) = missingTail(index: Int(firing.index), slot: slot, ledgerLocale: ledgerLocale, event: event)
-                    if let tail { scratch.pending[i].tail = tail } else { uncached[i] = line }
+                    if let tail { scratch.pending.setTail(tail, at: i) } else { uncached[i] = line }
                 }
             } else {
                 uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
