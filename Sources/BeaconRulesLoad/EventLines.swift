@@ -20,15 +20,9 @@ struct EventLines: Sendable {
     }
 
     /// The first `count` lines as one byte array, and where each line ends (just past its `\n`).
-    func render(count: Int) -> (bytes: [UInt8], ends: [Int]) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count * 200)
-        var ends: [Int] = []
-        ends.reserveCapacity(count)
-        for n in 0..<count {
-            bytes.append(contentsOf: line(n).utf8)
-            ends.append(bytes.count)
-        }
-        return (bytes, ends)
+    func render(count: Int) -> RenderedLines {
+        var lines = RenderedLines(capacity: count, bytesPerLine: 200, stampsTime: false)
+        for n in 0..<count { lines.append(line(n)) }
+        return lines
     }
 }

@@ -23,22 +23,38 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "Devices per connection.") var devices = 200
     @Option(help: "Total events per second across all connections; 0 sends as fast as the server answers (pipelined).")
     var rate = 0.0
+    @Flag(help: "Send raw sightings (SPEC section 7), each stamped with the wall clock as it is sent, instead of enter and exit events.")
+    var sightings = false
+    @Option(help: ArgumentHelp("Also print the latency of every N lines in the order sent (all connections together).", valueName: "N"))
+    var phase: Int?
 
     func validate() throws {
         guard connections > 0, events > 0, devices > 0, rate >= 0 else {
             throw ValidationError("--connections, --events and --devices must be positive, --rate not negative")
         }
+        if let phase, phase < connections {
+            throw ValidationError("--phase: expected at least one line per connection (\(connections)), found \(phase)")
+        }
     }
 
     func run() throws {
         let run = String(UInt64.random(in: 0..<UInt64.max), radix: 36)
-        let requests = (0..<connections).map { EventLines(run: run, connection: $0, devices: devices).render(count: events) }
+        let requests = (0..<connections).map { connection in
+            sightings
+                ? SightingLines(run: run, connection: connection, devices: devices).render(count: events)
+                : EventLines(run: run, connection: connection, devices: devices).render(count: events)
+        }
         let driver = LoadDriver(host: host, port: port, rate: rate > 0 ? rate : nil)
         let outcome: LoadDriver.Outcome
         do { outcome = try driver.run(requests: requests) } catch {
             throw ValidationError(error.description)
         }
         print(Self.report(outcome, connections: connections, rate: rate))
+        if let phase {
+            print("by phase (the clock started at \(format(Double(outcome.start) / 1e9)) s of CLOCK_MONOTONIC):")
+            print(LatencyPhases(outcome.latencies, sent: outcome.sent, linesPerPhase: phase).table)
+            print("max by connection, ms: " + outcome.latencies.map { format(Double($0.max() ?? 0) / 1e6) }.joined(separator: "  "))
+        }
     }
 
     static func report(_ outcome: LoadDriver.Outcome, connections: Int, rate: Double) -> String {
@@ -50,7 +66,7 @@ struct LoadCommand: ParsableCommand {
                 + "\(format(Double(outcome.receivedBytes) / outcome.seconds / 1e6)) MB/s of replies)",
             "client CPU \(format(outcome.clientCPU)) s (\(format(outcome.clientCPU / outcome.seconds * 100))% of a core)",
         ]
-        var latencies = outcome.latencies.sorted()
+        var latencies = outcome.latencies.flatMap { $0 }.sorted()
         if !latencies.isEmpty {
             if latencies.count > 1 { latencies.removeFirst(min(latencies.count / 100, 100)) }  // connection warm-up
             func percentile(_ p: Double) -> String {

@@ -11,27 +11,33 @@ struct LoadError: Error, CustomStringConvertible {
 
 /// One connection's requests and when each line went out.
 ///
-/// `@unchecked Sendable`: the sender thread writes `sentAt[i]` before it writes line i to the
-/// socket; the receiver reads `sentAt[i]` only after it has read the reply to line i, which the
-/// server cannot send before it got the line. The socket orders the two (both are system calls);
-/// nothing else is shared.
+/// `@unchecked Sendable`: the sender thread writes `sentAt[i]` (and a sighting's time in `bytes`)
+/// before it writes line i to the socket; the receiver reads `sentAt[i]` only after it has read
+/// the reply to line i, which the server cannot send before it got the line. The socket orders
+/// the two (both are system calls); the receiver never reads `bytes`.
 final class LoadConnection: @unchecked Sendable {
     let fd: Int32
-    let bytes: [UInt8]
+    /// The lines' bytes; the sender fills in the times of lines that carry the wall clock.
+    let bytes: UnsafeMutableBufferPointer<UInt8>
     /// Where each line ends, just past its `\n`.
     let ends: [Int]
+    /// Where each line's wall-clock time goes (`RenderedLines.timeFields`); empty if none does.
+    let timeFields: [Int]
     /// When each line was handed to the kernel, in nanoseconds of the monotonic clock.
     let sentAt: UnsafeMutablePointer<UInt64>
 
-    init(fd: Int32, bytes: [UInt8], ends: [Int]) {
+    init(fd: Int32, lines: RenderedLines) {
         self.fd = fd
-        self.bytes = bytes
-        self.ends = ends
+        bytes = .allocate(capacity: max(lines.bytes.count, 1))
+        _ = bytes.initialize(from: lines.bytes)
+        ends = lines.ends
+        timeFields = lines.timeFields
         sentAt = .allocate(capacity: max(ends.count, 1))
         sentAt.initialize(repeating: 0, count: max(ends.count, 1))
     }
 
     deinit {
+        bytes.deallocate()
         sentAt.deallocate()
         close(fd)
     }
@@ -81,17 +87,23 @@ struct LoadDriver: Sendable {
         var receivedBytes: Int
         var sampledRecords: Int
         var sampledReplies: Int
-        var latencies: [UInt64]
+        /// Each connection's round trips (ns), in the order of its lines.
+        var latencies: [[UInt64]]
+        /// When each connection's lines were sent, ns after `start`, in the order of its lines.
+        var sent: [[UInt64]]
+        /// When the clock started, in ns of the monotonic clock (`perf record -k CLOCK_MONOTONIC`
+        /// stamps its samples with the same clock).
+        var start: UInt64
         /// How late the sender was, at worst, against its schedule (rate mode).
         var worstSendLag: UInt64
         /// The client's own CPU time (user + system, both threads), seconds.
         var clientCPU: Double
     }
 
-    func run(requests: [(bytes: [UInt8], ends: [Int])]) throws(LoadError) -> Outcome {
+    func run(requests: [RenderedLines]) throws(LoadError) -> Outcome {
         var connections: [LoadConnection] = []
         for request in requests {
-            connections.append(LoadConnection(fd: try connect(), bytes: request.bytes, ends: request.ends))
+            connections.append(LoadConnection(fd: try connect(), lines: request))
         }
         let cpuBefore = Self.cpuSeconds()
         let start = Self.now()
@@ -121,7 +133,9 @@ struct LoadDriver: Sendable {
             receivedBytes: counts.reduce(0) { $0 + $1.receivedBytes },
             sampledRecords: counts.reduce(0) { $0 + $1.sampledRecords },
             sampledReplies: counts.reduce(0) { $0 + $1.sampledReplies },
-            latencies: counts.flatMap(\.latencies),
+            latencies: counts.map(\.latencies),
+            sent: connections.map { c in (0..<c.ends.count).map { c.sentAt[$0] &- start } },
+            start: start,
             worstSendLag: worstLag,
             clientCPU: Self.cpuSeconds() - cpuBefore)
     }
@@ -133,12 +147,13 @@ struct LoadDriver: Sendable {
     private static func send(_ connections: [LoadConnection], rate: Double?, start: UInt64) throws(LoadError) -> UInt64 {
         var written = [Int](repeating: 0, count: connections.count)
         var stamped = [Int](repeating: 0, count: connections.count)  // lines whose time is set
+        var clocked = [Int](repeating: 0, count: connections.count)  // lines whose wall clock is set
         var released = [Int](repeating: 0, count: connections.count)
         let total = connections.reduce(0) { $0 + $1.ends.count }
         var worstLag: UInt64 = 0
         guard let rate else {
             for i in connections.indices { released[i] = connections[i].ends.count }
-            try pump(connections, &written, &stamped, released, chunk: 1 << 16)
+            try pump(connections, &written, &stamped, &clocked, released, chunk: 1 << 16)
             return 0
         }
         let interval = 1e9 / rate
@@ -164,14 +179,15 @@ struct LoadDriver: Sendable {
                 if released[i] < connections[i].ends.count { released[i] += 1 }
                 scheduled += 1
             }
-            try pump(connections, &written, &stamped, released, chunk: 1 << 16)
+            try pump(connections, &written, &stamped, &clocked, released, chunk: 1 << 16)
         }
         return worstLag
     }
 
     /// Writes each connection's released lines, waiting for room when a socket is full.
     private static func pump(
-        _ connections: [LoadConnection], _ written: inout [Int], _ stamped: inout [Int], _ released: [Int], chunk: Int
+        _ connections: [LoadConnection], _ written: inout [Int], _ stamped: inout [Int], _ clocked: inout [Int], _ released: [Int],
+        chunk: Int
     ) throws(LoadError) {
         while true {
             var waiting: [pollfd] = []
@@ -184,7 +200,15 @@ struct LoadDriver: Sendable {
                 var line = stamped[i]
                 while line < released[i] && c.ends[line] <= end { c.sentAt[line] = now; line += 1 }
                 if line < released[i] { c.sentAt[line] = now }  // a partial line: stamped again when finished
-                let n = c.bytes.withUnsafeBytes { write(c.fd, $0.baseAddress! + written[i], end - written[i]) }
+                // A line's wall clock is set once, before its first byte goes: never half-sent.
+                if !c.timeFields.isEmpty {
+                    let wall = WallClockStamp.milliseconds()
+                    while clocked[i] < released[i] && (clocked[i] == 0 ? 0 : c.ends[clocked[i] - 1]) < end {
+                        WallClockStamp.write(wall, to: c.bytes.baseAddress! + c.timeFields[clocked[i]])
+                        clocked[i] += 1
+                    }
+                }
+                let n = write(c.fd, c.bytes.baseAddress! + written[i], end - written[i])
                 if n < 0 {
                     if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
                         waiting.append(pollfd(fd: c.fd, events: Int16(POLLOUT), revents: 0))

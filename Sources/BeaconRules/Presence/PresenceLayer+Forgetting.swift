@@ -1,9 +1,15 @@
 extension PresenceLayer {
-    /// Slots the sweep of idle pairs looks at per clock step at least, and per input since the
-    /// last step: a sweep over N slots is done before N/8 more inputs came (so before the pairs
-    /// could double), and no step reads more than a slice.
+    /// Slots the sweep of idle pairs looks at per input since the last clock step, and per
+    /// step that came with no input (a server's clock, once a second when nothing arrives): a
+    /// sweep over N slots is done before N/4 more inputs came (so before the pairs could grow by
+    /// more than a quarter), and a step with input forgets at most four pairs an input. A floor
+    /// per step with input would not do: a server steps its clock after every batch, a
+    /// millisecond's worth of input at 20,000 sightings/s, and a floor of 1,024 slots a step
+    /// forgot 1,024 pairs a millisecond at the start of a sweep, more than the owner could do
+    /// while the input went on (batches of 10-85 ms, replies late by 0.1-0.2 s,
+    /// `SweepPaceTests`).
     static var sweepStep: Int { 1_024 }
-    static var sweptPerInput: Int { 8 }
+    static var sweptPerInput: Int { 4 }
 
     /// A slice of the sweep of idle pairs: looks at up to `limit` slots from where the sweep under
     /// way stopped (a new sweep from the first slot) and forgets the pairs idle at `now`
@@ -48,6 +54,7 @@ extension PresenceLayer {
 
     /// Frees the slot of a pair: its key, tracker and zone place go; its timers are stale.
     private mutating func forgetPair(_ slot: Int) {
+        pairsForgotten &+= 1
         let key = pairKeys[slot]
         if let place = keyIndex.place(hash: Self.hash(key), where: { $0.number == slot }) { keyIndex.remove(at: place) }
         zones?.remove(key, pair: slot, settings: settings)

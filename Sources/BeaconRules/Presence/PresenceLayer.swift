@@ -94,6 +94,8 @@ public struct PresenceLayer: Sendable {
     package static let firstSweep = 4096
     /// The slot the sweep under way goes on from (`forgetIdlePairs(at:limit:)`); nil when none is.
     var sweepNext: Int?
+    /// Pairs forgotten since the layer was made (`forgetIdlePairs`).
+    package internal(set) var pairsForgotten = 0
     /// Inputs taken since the clock last moved on (`advance(to:)`), which sizes the sweep's slice.
     var addedSinceAdvance = 0
     /// Outputs not yet taken by the caller (`take()`).
@@ -249,7 +251,7 @@ public struct PresenceLayer: Sendable {
             fireBehind(device, through: limit)
         }
         if sweepNext != nil || pairCount >= sweepAt {
-            forgetIdlePairs(at: watermark, limit: Swift.max(Self.sweepStep, Self.sweptPerInput &* addedSinceAdvance))
+            forgetIdlePairs(at: watermark, limit: addedSinceAdvance > 0 ? Self.sweptPerInput &* addedSinceAdvance : Self.sweepStep)
         }
         addedSinceAdvance = 0
     }
