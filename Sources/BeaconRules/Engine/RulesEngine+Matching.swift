@@ -6,19 +6,23 @@ extension RulesEngine {
     /// already known (`prefetch`); looked up when nil.
     mutating func match(_ event: InPlaceEvent, knownDevice: Store.DeviceKey? = nil, knownBeacon: (number: Int32, run: UInt64)? = nil) {
         scratch.pending.removeAll()
-        let candidates: [Int32]
+        // The beacon's candidate lists through a pointer (no array retained per event); a
+        // beacon past the index's limits has its candidates worked out into the scratch (rare).
+        let indexed: UnsafeBufferPointer<Int32>?, fallback: [Int32]
         let range: Range<Int>
         let beacon: (Int, UInt64)?
         if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = caches.candidateIndex.run(event.beacon, campaigns: campaigns, rows: table.rows) }
         if let (number, run) = beacon {
             scratch.beacon = number
-            candidates = caches.candidateIndex.lists
+            indexed = caches.candidateIndex.lists
+            fallback = []
             range = CandidateIndex.range(run, event.kind)
         } else {
             scratch.beacon = -1
             campaigns.candidates(for: event.beacon, into: &scratch.candidates)
-            candidates = scratch.candidates
-            range = 0..<scratch.candidates.count
+            indexed = nil
+            fallback = scratch.candidates
+            range = 0..<fallback.count
         }
         if range.isEmpty { return }
         let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
@@ -39,7 +43,8 @@ extension RulesEngine {
                 withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
                     do {
                         do {
-                            candidates.withUnsafeBufferPointer { candidates in
+                            fallback.withUnsafeBufferPointer { fallback in
+                                let candidates = indexed ?? fallback
                                 var chunk = range.lowerBound
                                 while chunk < range.upperBound {
                                     let chunkEnd = min(chunk + Self.matchChunk, range.upperBound)
