@@ -28,7 +28,7 @@ struct RecordJoiner {
     /// references, else copied. Heads are joined in the scratch with plain copies and appended at
     /// once, up to a tail that is copied: that goes straight from the cache into the writer.
     @inline(__always)
-    mutating func join(_ firings: FiringList, eventTime: Int64, uncached: [Int: [UInt8]], tails: StableByteArena, into writer: inout JSONWriter) {
+    mutating func join(_ firings: FiringList, eventTime: Int64, uncached: [Int: [UInt8]]?, tails: StableByteArena, into writer: inout JSONWriter) {
         var joined: [UInt8] = []
         swap(&joined, &scratch)
         join(firings, eventTime: eventTime, uncached: uncached, tails: tails, scratch: &joined, into: &writer)
@@ -36,7 +36,7 @@ struct RecordJoiner {
     }
 
     @inline(__always)
-    private func join(_ firings: FiringList, eventTime: Int64, uncached: [Int: [UInt8]], tails: StableByteArena, scratch: inout [UInt8], into writer: inout JSONWriter) {
+    private func join(_ firings: FiringList, eventTime: Int64, uncached: [Int: [UInt8]]?, tails: StableByteArena, scratch: inout [UInt8], into writer: inout JSONWriter) {
         let offsets = campaignHeads.offsets
         // Room for every head: the campaign's runs, the event's, and a fire date of its own.
         var needed = 0
@@ -80,7 +80,7 @@ struct RecordJoiner {
                                 }
                             } else {
                                 flush()
-                                writer.bytes.append(contentsOf: uncached[i]!)
+                                writer.bytes.append(contentsOf: uncached![i]!)
                             }
                         }
                         flush()
