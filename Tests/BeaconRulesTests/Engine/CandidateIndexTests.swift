@@ -37,7 +37,8 @@ struct CandidateIndexTests {
         for round in 0..<2 {
             for i in 0..<3000 {
                 let beacon = BeaconID(pid: Self.pid(i % 7, i % 1500))!
-                let found = try #require(index.run(beacon, campaigns: campaigns, rows: table.rows))
+                let numbered = index.run(beacon, campaigns: campaigns, rows: table.rows)
+                let found = try #require(numbered)
                 if let seen = runs[beacon] {
                     #expect(seen.0 == found.0 && seen.1 == found.1)
                 } else {
