@@ -9,8 +9,11 @@ struct CandidateIndex: Sendable {
     private(set) var numbers = NumberingTable<BeaconID>()
     /// Each numbered beacon's candidates (campaign indices) back to back: 4 bytes each, so an
     /// event's list is one cache line or two. Split by trigger, so the loop does not branch on
-    /// the trigger unpredictably.
-    private(set) var lists: [Int32] = []
+    /// the trigger unpredictably. Read through a pointer (`lists`): an array read in `match`,
+    /// while the engine changes, was retained and released for every event.
+    private var storage = ListStorage()
+    /// The candidate lists, valid until the next beacon is numbered.
+    var lists: UnsafeBufferPointer<Int32> { UnsafeBufferPointer(start: storage.base, count: storage.count) }
     /// Beacons numbered, and candidates listed (4 bytes each), at most; past these (hostile
     /// input: endless made-up beacons of a UUID with venue-wide campaigns), candidates are worked
     /// out per event.
@@ -39,11 +42,49 @@ struct CandidateIndex: Sendable {
         let enters = list.filter { rows[Int($0)].triggerMask & 1 != 0 }
         let exits = list.filter { rows[Int($0)].triggerMask & 2 != 0 }
         guard enters.count <= 0xFFFF, exits.count <= 0xFFFF,
-              lists.count + enters.count + exits.count <= rowLimit else { return nil }
-        let start = lists.count
-        lists.append(contentsOf: enters)
-        lists.append(contentsOf: exits)
+              storage.count + enters.count + exits.count <= rowLimit else { return nil }
+        let start = storage.count
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        storage.append(enters)
+        storage.append(exits)
         let run = UInt64(start) << 32 | UInt64(enters.count) << 16 | UInt64(exits.count)
         return (numbers.add(beacon, payload: run), run)
+    }
+}
+
+/// The memory of `CandidateIndex`'s lists: appended to, never changed, moved when it grows.
+///
+/// `@unchecked Sendable`: it is written only through an index that holds the only reference to
+/// it (`run` copies it first otherwise), so indexes on other threads only ever read it.
+private final class ListStorage: @unchecked Sendable {
+    private(set) var base: UnsafeMutablePointer<Int32>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 1024) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    func append(_ values: [Int32]) {
+        if count + values.count > capacity {
+            capacity = max(capacity * 2, count + values.count)
+            let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+            bigger.initialize(from: base, count: count)
+            base.deallocate()
+            base = bigger
+        }
+        values.withUnsafeBufferPointer { if let start = $0.baseAddress { (base + count).initialize(from: start, count: values.count) } }
+        count += values.count
+    }
+
+    /// A copy of its own (a copy of the index appends to it).
+    func copy() -> ListStorage {
+        let other = ListStorage(capacity: capacity)
+        other.base.initialize(from: base, count: count)
+        other.count = count
+        return other
     }
 }

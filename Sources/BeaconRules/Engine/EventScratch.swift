@@ -7,7 +7,7 @@
 struct EventScratch {
     /// The event's firings, in record order once matched (the delivery ledger, the tail cache
     /// and the presence layer read them).
-    var pending: [Firing] = []
+    var pending = FiringList()
     /// The event's beacon number in the `CandidateIndex`, -1 when it has none (the index is full).
     var beacon = -1
     /// The dwell length an enter is matched as (0: a plain enter). Dwell campaigns answer only
@@ -17,7 +17,6 @@ struct EventScratch {
     var candidates: [Int32] = []
 
     init() {
-        pending.reserveCapacity(16)
         candidates.reserveCapacity(16)
     }
 }

@@ -5,20 +5,24 @@ extension RulesEngine {
     /// `knownDevice`, `knownBeacon`: the device's key and the beacon's number and run when
     /// already known (`prefetch`); looked up when nil.
     mutating func match(_ event: InPlaceEvent, knownDevice: Store.DeviceKey? = nil, knownBeacon: (number: Int32, run: UInt64)? = nil) {
-        if !scratch.pending.isEmpty { scratch.pending.removeAll(keepingCapacity: true) }
-        let candidates: [Int32]
+        scratch.pending.removeAll()
+        // The beacon's candidate lists through a pointer (no array retained per event); a
+        // beacon past the index's limits has its candidates worked out into the scratch (rare).
+        let indexed: UnsafeBufferPointer<Int32>?, fallback: [Int32]
         let range: Range<Int>
         let beacon: (Int, UInt64)?
         if let knownBeacon, knownBeacon.number >= 0 { beacon = (Int(knownBeacon.number), knownBeacon.run) } else { beacon = caches.candidateIndex.run(event.beacon, campaigns: campaigns, rows: table.rows) }
         if let (number, run) = beacon {
             scratch.beacon = number
-            candidates = caches.candidateIndex.lists
+            indexed = caches.candidateIndex.lists
+            fallback = []
             range = CandidateIndex.range(run, event.kind)
         } else {
             scratch.beacon = -1
             campaigns.candidates(for: event.beacon, into: &scratch.candidates)
-            candidates = scratch.candidates
-            range = 0..<scratch.candidates.count
+            indexed = nil
+            fallback = scratch.candidates
+            range = 0..<fallback.count
         }
         if range.isEmpty { return }
         let device = knownDevice ?? store.existingKey(deviceUTF8: event.device)
@@ -39,7 +43,8 @@ extension RulesEngine {
                 withUnsafeTemporaryAllocation(of: Int64?.self, capacity: Self.matchChunk) { lasts in
                     do {
                         do {
-                            candidates.withUnsafeBufferPointer { candidates in
+                            fallback.withUnsafeBufferPointer { fallback in
+                                let candidates = indexed ?? fallback
                                 var chunk = range.lowerBound
                                 while chunk < range.upperBound {
                                     let chunkEnd = min(chunk + Self.matchChunk, range.upperBound)
@@ -73,7 +78,7 @@ extension RulesEngine {
                                         if keepsState { k += 1 }
                                         guard let fireDate = row.pointee.fireDate(time: time, last: last, bounds: bounds, rule: { campaigns.rules[Int(index)] }) else { continue }
                                         let idSlot = row.pointee.idSlot
-                                        if scratch.pending.contains(where: { $0.idSlot == idSlot }) { continue }
+                                        if scratch.pending.contains(idSlot: idSlot) { continue }
                                         scratch.pending.append(Firing(fireDate: fireDate, rank: row.pointee.rank, index: index, idSlot: idSlot, isSilent: row.pointee.isSilent, keepsState: keepsState))
                                     }
                                 }
@@ -85,31 +90,15 @@ extension RulesEngine {
         }
         if scratch.pending.isEmpty { return }
         var deviceKey = device
-        for firing in scratch.pending where firing.keepsState {
+        for i in 0..<scratch.pending.count where scratch.pending[i].keepsState {
+            let firing = scratch.pending[i]
             let key = deviceKey ?? store.key(deviceUTF8: event.device)
             deviceKey = key
             store.recordFiring(key, rows[Int(firing.index)].key, at: event.time)
         }
-        if scratch.pending.count > 1 { Self.sortFirings(&scratch.pending) }
+        if scratch.pending.count > 1 { scratch.pending.sort() }
     }
 
     /// Candidates decided together (`match`): a fixed size, so the scratch lives on the stack.
     static var matchChunk: Int { 32 }
-
-    /// Sorts the event's firings by fire date, then rank, then campaign index: an insertion sort,
-    /// as an event fires a handful.
-    @inline(__always)
-    static func sortFirings(_ firings: inout [Firing]) {
-        firings.withUnsafeMutableBufferPointer { f in
-            for i in 1..<f.count {
-                let x = f[i]
-                var j = i
-                while j > 0 && (x.fireDate, x.rank, x.index) < (f[j - 1].fireDate, f[j - 1].rank, f[j - 1].index) {
-                    f[j] = f[j - 1]
-                    j -= 1
-                }
-                f[j] = x
-            }
-        }
-    }
 }

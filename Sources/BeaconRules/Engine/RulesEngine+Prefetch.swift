@@ -38,7 +38,8 @@ extension RulesEngine {
             // Where each event's candidates are (a range of `CandidateIndex.lists`, the list's lines
             // loaded), then every candidate's row.
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: n) { ranges in
-                caches.candidateIndex.lists.withUnsafeBufferPointer { lists in
+                do {
+                    let lists = caches.candidateIndex.lists
                     for i in 0..<n {
                         ranges[i] = 0..<0
                         let event = events[i]

@@ -3,23 +3,23 @@
 extension RulesEngine {
     /// Gives each of `scratch.pending`'s firings its cached tail, caching what the cache lacks first, so
     /// that joining only reads; returns the tails not cached (too long, or `slot` nil: past the
-    /// locale limit), by firing.
+    /// locale limit), by firing; nil when every tail is cached (the usual case: no dictionary is
+    /// made per event).
     @inline(__always)
-    mutating func attachTails(_ event: InPlaceEvent, slot: UInt32?, ledgerLocale: UInt32) -> [Int: [UInt8]] {
-        var uncached: [Int: [UInt8]] = [:]
-        // By index: iterating `scratch.pending` while setting `scratch.pending[i].tail` would copy
-        // the array.
-        for i in scratch.pending.indices {
+    mutating func attachTails(_ event: InPlaceEvent, slot: UInt32?, ledgerLocale: UInt32) -> [Int: [UInt8]]? {
+        var uncached: [Int: [UInt8]]?
+        for i in 0..<scratch.pending.count {
             let firing = scratch.pending[i]
             if let slot {
                 if let tail = caches.tails.tail(rule: Int(firing.index), locale: slot, trigger: event.kind) {
-                    scratch.pending[i].tail = tail
+                    scratch.pending.setTail(tail, at: i)
                 } else {
                     let (tail, line) = missingTail(index: Int(firing.index), slot: slot, ledgerLocale: ledgerLocale, event: event)
-                    if let tail { scratch.pending[i].tail = tail } else { uncached[i] = line }
+                    if let tail { scratch.pending.setTail(tail, at: i) } else { uncached = uncached ?? [:]; uncached![i] = line }
                 }
             } else {
-                uncached[i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
+                uncached = uncached ?? [:]
+                uncached![i] = renderTail(index: Int(firing.index), event: event.tailEvent).line
             }
         }
         return uncached

@@ -84,7 +84,8 @@ public struct RulesEngine<Store: SuppressionStore> {
             match(event)
             if ledger.isEnabled && !scratch.pending.isEmpty { noteDeliveries(event) }
         }
-        for firing in scratch.pending {
+        for i in 0..<scratch.pending.count {
+            let firing = scratch.pending[i]
             let campaign = campaigns.campaigns[Int(firing.index)]
             emit(record(for: campaign, event: event, fireDate: Timestamp(milliseconds: firing.fireDate)))
         }
@@ -153,7 +154,7 @@ public struct RulesEngine<Store: SuppressionStore> {
     /// The campaigns (index in `campaigns.campaigns`) and fire dates (ms) of the last event's records,
     /// in record order: what the presence layer needs to withdraw delayed records later.
     public func forEachLastFiring(_ body: (_ campaign: Int, _ fireDate: Int64) -> Void) {
-        for firing in scratch.pending { body(Int(firing.index), firing.fireDate) }
+        for i in 0..<scratch.pending.count { body(Int(scratch.pending[i].index), scratch.pending[i].fireDate) }
     }
 
     /// The ledger's slot for the device locale, through the engine's slot when it has one.

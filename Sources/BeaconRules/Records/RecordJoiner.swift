@@ -28,7 +28,7 @@ struct RecordJoiner {
     /// references, else copied. Heads are joined in the scratch with plain copies and appended at
     /// once, up to a tail that is copied: that goes straight from the cache into the writer.
     @inline(__always)
-    mutating func join(_ firings: [Firing], eventTime: Int64, uncached: [Int: [UInt8]], tails: StableByteArena, into writer: inout JSONWriter) {
+    mutating func join(_ firings: FiringList, eventTime: Int64, uncached: [Int: [UInt8]]?, tails: StableByteArena, into writer: inout JSONWriter) {
         var joined: [UInt8] = []
         swap(&joined, &scratch)
         join(firings, eventTime: eventTime, uncached: uncached, tails: tails, scratch: &joined, into: &writer)
@@ -36,12 +36,12 @@ struct RecordJoiner {
     }
 
     @inline(__always)
-    private func join(_ firings: [Firing], eventTime: Int64, uncached: [Int: [UInt8]], tails: StableByteArena, scratch: inout [UInt8], into writer: inout JSONWriter) {
+    private func join(_ firings: FiringList, eventTime: Int64, uncached: [Int: [UInt8]]?, tails: StableByteArena, scratch: inout [UInt8], into writer: inout JSONWriter) {
         let offsets = campaignHeads.offsets
         // Room for every head: the campaign's runs, the event's, and a fire date of its own.
         var needed = 0
-        for firing in firings {
-            let k = Int(firing.index) * 2
+        for i in 0..<firings.count {
+            let k = Int(firings[i].index) * 2
             needed += offsets[k + 2] - offsets[k] + eventHead.time.upperBound + Timestamp.longestRFC3339
         }
         if scratch.count < needed { scratch = [UInt8](repeating: 0, count: max(needed, scratch.count * 2)) }
@@ -58,7 +58,8 @@ struct RecordJoiner {
                         let idClosing = UnsafeBufferPointer(rebasing: own[eventHead.idClosing])
                         let fields = UnsafeBufferPointer(rebasing: own[eventHead.fields])
                         let fieldsAndTime = UnsafeBufferPointer(rebasing: own[eventHead.fields.lowerBound..<eventHead.time.upperBound])
-                        for (i, firing) in firings.enumerated() {
+                        for i in 0..<firings.count {
+                            let firing = firings[i]
                             let k = Int(firing.index) * 2
                             c.copy(UnsafeBufferPointer(rebasing: heads[offsets[k]..<offsets[k + 1]]))
                             c.copy(idClosing)
@@ -79,7 +80,7 @@ struct RecordJoiner {
                                 }
                             } else {
                                 flush()
-                                writer.bytes.append(contentsOf: uncached[i]!)
+                                writer.bytes.append(contentsOf: uncached![i]!)
                             }
                         }
                         flush()

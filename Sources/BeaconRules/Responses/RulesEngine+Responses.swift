@@ -195,14 +195,13 @@ extension RulesEngine {
     /// `cachedTailsNoted`: the language of each firing with a cached tail is known to be in the
     /// ledger already (`TailCache.languagesEpoch`).
     mutating func noteDeliveries(_ event: InPlaceEvent, locale knownLocale: UInt32? = nil, idSuffix: UnsafeBufferPointer<UInt8>? = nil, cachedTailsNoted: Bool = false) {
-        var notified = false
-        for firing in scratch.pending where !firing.isSilent { notified = true; break }
-        guard notified else { return }
+        guard scratch.pending.hasNotification else { return }
         let locale = knownLocale ?? ledger.localeSlot(event.localeText)
         // Through the engine's beacon number when it has one: no hashing of the beacon per event.
         let beacon = scratch.beacon >= 0 ? ledger.beaconSlot(engineNumber: scratch.beacon, event.beacon) : ledger.beaconSlot(event.beacon)
         ledger.prepareRuleTables(rules: campaigns.campaigns.count)
-        for firing in scratch.pending {
+        for i in 0..<scratch.pending.count {
+            let firing = scratch.pending[i]
             let index = Int(firing.index)
             if firing.isSilent { continue }
             // What every record of the rule shares, noted the first time: its campaign slot and
