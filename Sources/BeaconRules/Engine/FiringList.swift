@@ -10,7 +10,11 @@ struct FiringList {
     /// Owns the memory (`Firing` is plain data: nothing to deinitialize).
     private final class Storage {
         let base: UnsafeMutablePointer<Firing>
-        init(capacity: Int) { base = .allocate(capacity: capacity) }
+        init(capacity: Int) {
+            // Elements are copied as bytes and never deinitialized: `Firing` must stay plain data.
+            precondition(_isPOD(Firing.self), "FiringList holds plain data only")
+            base = .allocate(capacity: capacity)
+        }
         deinit { base.deallocate() }
     }
 
