@@ -7,7 +7,8 @@
 # Each phase prints the CPU of the instances and of every PostgreSQL process (backends, and the
 # postmaster's children that exited) per event, and the database's transactions and, with
 # STATEMENTS=1 (pg_stat_statements loaded: it costs the database a little CPU), its statements
-# per transaction.
+# per transaction, and each phase's statements by execution time (per transaction).
+# ONE_ONLY=1 runs the one-instance PostgreSQL phases only (no SQLite, no two instances).
 # With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's .build/release),
 # each PostgreSQL phase is also run with that binary, right after this one's, on a new database:
 # a before/after in one run. With BIN=DIR, that folder's beaconrules and beaconrules-load are used
@@ -89,6 +90,7 @@ load() {  # load LABEL EVENTS_PER_CONNECTION RATE PORT...: one load client per p
     local label=$1 count=$2 rate=$3
     shift 3
     local pids=() k=0 serve_before pg_before counts_before
+    [ -n "${STATEMENTS:-}" ] && "$pgbin/psql" -h 127.0.0.1 -p "$port" -U beacon -d postgres -qtAc "SELECT pg_stat_statements_reset()" >/dev/null
     counts_before=$(pg_counts)
     serve_before=$(serve_cpu)
     pg_before=$(pg_cpu)
@@ -110,6 +112,14 @@ load() {  # load LABEL EVENTS_PER_CONNECTION RATE PORT...: one load client per p
         if (st > 0 && x > 0) printf ", %.1f statements each", st / x
         printf "\n" }'
 
+    if [ -n "${STATEMENTS:-}" ] && [ $((x1 - x0)) -gt 0 ]; then
+        echo "-- $label: statements by time: calls a transaction, ms of execution a transaction, the statement"
+        "$pgbin/psql" -h 127.0.0.1 -p "$port" -U beacon -d postgres -tAF' | ' -c "
+            SELECT round(sum(calls)::numeric / $((x1 - x0)), 2), round(sum(total_exec_time + total_plan_time)::numeric / $((x1 - x0)), 3),
+                left(regexp_replace(query, '\s+', ' ', 'g'), 100)
+            FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname LIKE 'bench%'
+            GROUP BY query ORDER BY 2 DESC LIMIT 10" | sed 's/^/   /'
+    fi
     k=0
     for p in "$@"; do
         k=$((k + 1))
@@ -129,9 +139,11 @@ measure() {  # measure MODE PORT...
     done
 }
 
-start sqlite --state "$work/state.db"
-measure "one instance, SQLite" "$listening"
-stop_all
+if [ -z "${ONE_ONLY:-}" ]; then
+    start sqlite --state "$work/state.db"
+    measure "one instance, SQLite" "$listening"
+    stop_all
+fi
 
 one() {  # one LABEL
     start pg1 --state "$(database)"
@@ -149,12 +161,8 @@ two() {  # two LABEL
 }
 one ""
 [ -n "${BASELINE:-}" ] && serve_bin=$BASELINE one ", baseline $BASELINE"
-two ""
-[ -n "${BASELINE:-}" ] && serve_bin=$BASELINE two ", baseline $BASELINE"
-if [ -n "${STATEMENTS:-}" ]; then
-    echo "== statements of the whole run: calls, ms in all, the statement"
-    "$pgbin/psql" -h 127.0.0.1 -p "$port" -U beacon -d postgres -tAF' | ' -c "
-        SELECT calls, round(total_exec_time + total_plan_time), left(regexp_replace(query, '\s+', ' ', 'g'), 110)
-        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname LIKE 'bench%' ORDER BY calls DESC LIMIT 25"
+if [ -z "${ONE_ONLY:-}" ]; then
+    two ""
+    [ -n "${BASELINE:-}" ] && serve_bin=$BASELINE two ", baseline $BASELINE"
 fi
 echo "== machine: load average $(cut -d' ' -f1-3 /proc/loadavg)"
