@@ -1,11 +1,11 @@
 /// The journal (issue 32, state file version 5): a transaction of the event path commits one
-/// append-only row, `journal (seq, change)`, holding its whole change (`JournalEntry`), instead of
+/// row, a slot of `journal (seq, change)` (below), holding its whole change (`JournalEntry`), instead of
 /// writing the pages of four B-trees (`answered`, its index `answered_event`, `firing`, `ledger`).
 /// The changes stay in memory (`Journal`: the overlay, which `lastFiring`, `lastFirings`,
 /// `answer(event:)` and the retention sweep of `firing` read first) until they are folded into
 /// the tables (`fold()`): every `journalIdleFoldRows` rows once the replies are sent
 /// (`repliesSent()`), and at the latest at `journalFoldRows` rows (or `journalFoldBytes`) when the
-/// next transaction begins. A fold applies the changes and deletes the rows they came from in one
+/// next transaction begins. A fold applies the changes and blanks the slots they came from in one
 /// transaction, so a crash before, during or after it loses nothing: what a fold did not make
 /// durable is still in the journal, replayed when the file is opened (`replayJournal`).
 ///
@@ -176,7 +176,7 @@ extension SQLiteStateStore {
     }
 
     /// Turns the open journaled transaction direct: `BEGIN IMMEDIATE`, the committed journal
-    /// folded into it (its rows deleted), the transaction's own changes written. Nothing when no
+    /// folded into it (its slots blanked), the transaction's own changes written. Nothing when no
     /// transaction is open or it is direct already.
     func goDirect() throws(StoreError) {
         guard inTransaction, journal.mode == .journaling else { return }
@@ -211,14 +211,14 @@ extension SQLiteStateStore {
         if inTransaction { try goDirect() } else { try fold() }
     }
 
-    /// The committed journal's changes written and its rows deleted, inside the open SQL
+    /// The committed journal's changes written and its slots blanked, inside the open SQL
     /// transaction.
     private func foldCommitted() throws(StoreError) {
         if journal.committed.isEmpty { return }
         for change in journal.committed { try write(change) }
-        defer { deleteJournalThrough.reset() }
-        deleteJournalThrough.bind(1, journal.lastSeq)
-        _ = try deleteJournalThrough.step()
+        defer { blankJournalThrough.reset() }
+        blankJournalThrough.bind(1, journal.lastSeq)
+        _ = try blankJournalThrough.step()
     }
 
     /// Whether a slot's bytes are a blank (no commit wrote it since the last fold).
@@ -269,7 +269,7 @@ extension SQLiteStateStore {
         try? fold()
     }
 
-    /// At open: the rows a crash left in the journal applied to the tables, in order, and deleted,
+    /// At open: the entries a crash left in the journal applied to the tables, in order, and blanked,
     /// in one transaction (so a crash during it leaves them to the next open). An entry that does
     /// not decode stops the open with an error naming it.
     func replayJournal() throws(StoreError) {

@@ -62,7 +62,7 @@ package final class SQLiteStateStore: SuppressionStore {
     private let selectAnswer: SQLiteStatement
     let insertAnswer: SQLiteStatement
     let insertJournal: SQLiteStatement
-    let deleteJournalThrough: SQLiteStatement
+    let blankJournalThrough: SQLiteStatement
     /// The journal's committed changes not yet folded into the tables, and the open transaction's
     /// while it is journaled (`SQLiteStateStore+Journal`).
     var journal = Journal()
@@ -190,7 +190,7 @@ package final class SQLiteStateStore: SuppressionStore {
         insertAnswer = try db.prepare("INSERT INTO answered (rowid, app, event, records, at) VALUES (?5, ?4, ?1, ?2, ?3)")
         // A commit overwrites the next blank slot (`Journal`): the leaf page it is on, nothing else.
         insertJournal = try db.prepare("UPDATE journal SET change = ?1 WHERE seq = ?2")
-        deleteJournalThrough = try db.prepare("UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE seq <= ?1")
+        blankJournalThrough = try db.prepare("UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE seq <= ?1")
         // Rows are numbered in the order given (rowid, seq): the oldest are the first few.
         oldestAnswers = try db.prepare("SELECT rowid, at FROM answered ORDER BY rowid LIMIT ?1")
         forgetAnswersThrough = try db.prepare("DELETE FROM answered WHERE rowid <= ?1")
@@ -402,7 +402,7 @@ package final class SQLiteStateStore: SuppressionStore {
         // What a fold fails to write stays in the journal, replayed at the next open.
         try? fold()
         journal.folded()
-        for statement in [insertJournal, deleteJournalThrough, selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
+        for statement in [insertJournal, blankJournalThrough, selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
             statement.finalize()
         }
         // The checkpointer's connection first: the last one to close copies the WAL back.
