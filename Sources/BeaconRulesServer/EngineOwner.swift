@@ -187,6 +187,8 @@ package final class EngineOwner: SerialExecutor, Sendable {
                 }
             }
             apply(jobs, on: engine)
+            // Idle: the engine's idle work a short step at a time, while nothing is queued.
+            while let engine, mailbox.isEmpty, engine.idleStep() {}
         }
         engine?.close()
         mailbox.finished()
