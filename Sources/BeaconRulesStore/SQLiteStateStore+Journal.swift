@@ -1,5 +1,3 @@
-import Foundation
-
 /// The journal (issue 32, state file version 5): a transaction of the event path commits one
 /// row, a slot of `journal (seq, change)` (below), holding its whole change (`JournalEntry`), instead of
 /// writing the pages of four B-trees (`answered`, its index `answered_event`, `firing`, `ledger`).
@@ -165,10 +163,9 @@ extension SQLiteStateStore {
     static let journalFoldBytes = 1 << 20
     /// The rows a fold step takes when the owner is idle (`foldStep()`): a short transaction, so
     /// that a line arriving meanwhile waits little; a step runs once the journal holds this many.
-    /// (For the measurement that picks it, the environment's `BEACONRULES_JOURNAL_STEP` sets it,
-    /// and `BEACONRULES_JOURNAL_SYNC_STEPS` syncs every fold; both to be taken out once chosen.)
-    static let journalStepRows = ProcessInfo.processInfo.environment["BEACONRULES_JOURNAL_STEP"].flatMap { Int($0) }.map { max(1, min($0, 128)) } ?? 8
-    static let syncSteps = ProcessInfo.processInfo.environment["BEACONRULES_JOURNAL_SYNC_STEPS"] != nil
+    /// Measured at 2,000 events/s against 8 and 16 (docs/performance.md, "The fold in steps"):
+    /// the lowest p99, for the most WAL a row.
+    static let journalStepRows = 4
     /// A transaction whose changes pass this many bytes goes direct: a large group commit writes
     /// its pages once, to the tables.
     static let journalEntryLimit = 64 << 10
@@ -321,21 +318,23 @@ extension SQLiteStateStore {
         INSERT OR IGNORE INTO journal (seq, change) SELECT n, zeroblob(\(journalSlotBytes)) FROM slot;
         """
 
-    /// Folds the whole journal into the tables (`fold(oldest:)`).
+    /// Folds the whole journal into the tables (`fold(oldest:synced:)`), not synced.
     package func fold() throws(StoreError) {
-        try fold(oldest: journal.rows)
+        try fold(oldest: journal.rows, synced: false)
     }
 
     /// Folds the oldest `count` rows of the journal into the tables and blanks their slots, in a
-    /// transaction of its own, between two of the owner's. Its commit is not synced
-    /// (`synchronous = NORMAL`): until a later commit syncs the WAL (which holds the fold's frames
-    /// before its own), a crash loses the fold and keeps the journal's rows, which are folded
-    /// again at open. The rows left are the newest, in the slots after those blanked: replayed at
-    /// open in order, they are exactly what the tables lack.
-    package func fold(oldest count: Int) throws(StoreError) {
+    /// transaction of its own, between two of the owner's. Unless `synced` its commit is not
+    /// synced (`synchronous = NORMAL`): until a later commit syncs the WAL (which holds the fold's
+    /// frames before its own), a crash loses the fold and keeps the journal's rows, which are
+    /// folded again at open. A step (`foldStep()`) is synced, while the owner is idle, so that
+    /// the next reply's commit syncs its own page and not the step's. The rows left are the
+    /// newest, in the slots after those blanked: replayed at open in order, they are exactly what
+    /// the tables lack.
+    package func fold(oldest count: Int, synced: Bool) throws(StoreError) {
         let count = min(count, journal.rows)
         guard !inTransaction, count > 0 else { return }
-        let unsynced = path != ":memory:" && !Self.syncSteps
+        let unsynced = path != ":memory:" && !synced
         if unsynced { try db.execute("PRAGMA synchronous = NORMAL") }
         defer { if unsynced { try? db.execute("PRAGMA synchronous = FULL") } }
         try db.execute("BEGIN IMMEDIATE")
@@ -355,7 +354,7 @@ extension SQLiteStateStore {
     }
 
     /// When the owner is idle (no work waiting, the replies sent): one short step of the fold,
-    /// `journalStepRows` rows, once the journal holds that many; or, when the slots are nearly
+    /// `journalStepRows` rows, synced, once the journal holds that many; or, when the slots are nearly
     /// used up, the few rows left, so that the next commit starts again at the first slot and
     /// `begin()` never has to fold on a transaction's way. Whether another step is due. A failure
     /// leaves the journal as it is (the next `begin()` past the bound tries again, and reports it).
@@ -364,7 +363,7 @@ extension SQLiteStateStore {
         guard !inTransaction, journal.rows > 0 else { return false }
         let nearlyFull = journal.nextSlot > Int64(Self.journalFoldRows - Self.journalStepRows)
         guard journal.rows >= Self.journalStepRows || nearlyFull else { return false }
-        do { try fold(oldest: Self.journalStepRows) } catch { return false }
+        do { try fold(oldest: Self.journalStepRows, synced: true) } catch { return false }
         return journal.rows >= Self.journalStepRows || (nearlyFull && journal.rows > 0)
     }
 
