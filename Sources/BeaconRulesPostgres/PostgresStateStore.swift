@@ -1,7 +1,7 @@
 package import BeaconRules
 package import BeaconRulesStore
 package import Logging
-import NIOCore
+package import NIOCore
 import PostgresNIO
 
 /// Durable engine state in a PostgreSQL database that many `serve` instances share: the same
@@ -116,6 +116,14 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
             inTransaction = false
             forgetTransaction()
         }
+        session.drop()
+    }
+
+    /// Connections from now on are made on `eventLoop` (the owner's, `SharedStateLog`); one
+    /// open now is closed (the next statement connects again). Not inside a transaction.
+    package func connect(on eventLoop: any EventLoop) {
+        precondition(!inTransaction, "connect(on:) inside an open transaction")
+        session.eventLoop = eventLoop
         session.drop()
     }
 

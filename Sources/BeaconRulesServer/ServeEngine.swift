@@ -21,6 +21,13 @@ protocol ServeEngine: Sendable {
     func tick()
     /// Closes the store.
     func close()
+    /// Calls `body` (on the owner) once the work taken is done: at once for an engine that applies
+    /// jobs as it takes them.
+    func whenDone(_ body: @escaping @Sendable () -> Void)
+}
+
+extension ServeEngine {
+    func whenDone(_ body: @escaping @Sendable () -> Void) { body() }
 }
 
 /// An engine that applies jobs at once, on the caller's thread (which must be the only one that
@@ -94,6 +101,7 @@ final class SharedServeEngine<Drain: SharedDrain>: ServeEngine, @unchecked Senda
     func apply(_ jobs: [EngineOwner.Job]) { started.assumeIsolated { $0.take(jobs) } }
     func tick() { started.assumeIsolated { $0.tick() } }
     func close() { started.assumeIsolated { $0.close() } }
+    func whenDone(_ body: @escaping @Sendable () -> Void) { started.assumeIsolated { $0.whenDrained(body) } }
 }
 
 /// `serve` without `--state`. `@unchecked Sendable`: as `SQLiteServeEngine`; its one thread is the
