@@ -216,19 +216,19 @@ struct StateAppsTests {
 struct ConsoleAppsTests {
     @Test func theConsoleListsTheAppsAndEachAppsPagesAreItsOwn() async throws {
         let state = Paths.temporaryDirectory() + "/apps.db"
-        let server = try await ServerProcess.start(["--apps", AppsTrace.file, "--state", state], command: "console")
-        defer { Task { await server.stop() } }
-        let base = "127.0.0.1:\(server.port)"
-        let list = try HTTPFrontTests.curl(["-sS", base + "/"])
-        #expect(list.contains(#"href="/apps/museum/""#) && list.contains(#"href="/apps/gallery/""#), "\(list)")
-        let gallery = try HTTPFrontTests.curl(["-sS", base + "/apps/gallery/"])
-        #expect(gallery.contains("gallery-hello") && !gallery.contains("museum-welcome"))
-        let museum = try HTTPFrontTests.curl(["-sS", base + "/apps/museum/"])
-        #expect(museum.contains("museum-welcome") && !museum.contains("gallery-hello"))
-        let results = try HTTPFrontTests.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", base + "/apps/gallery/results"])
-        #expect(results == "200")
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit() == 0)
-        #expect(try CommandRunner.run(["state", "apps", "--state", state]).stdout == "default\nmuseum\ngallery\n")
+        try await ServerProcess.with(["--apps", AppsTrace.file, "--state", state], command: "console") { server in
+            let base = "127.0.0.1:\(server.port)"
+            let list = try HTTPFrontTests.curl(["-sS", base + "/"])
+            #expect(list.contains(#"href="/apps/museum/""#) && list.contains(#"href="/apps/gallery/""#), "\(list)")
+            let gallery = try HTTPFrontTests.curl(["-sS", base + "/apps/gallery/"])
+            #expect(gallery.contains("gallery-hello") && !gallery.contains("museum-welcome"))
+            let museum = try HTTPFrontTests.curl(["-sS", base + "/apps/museum/"])
+            #expect(museum.contains("museum-welcome") && !museum.contains("gallery-hello"))
+            let results = try HTTPFrontTests.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", base + "/apps/gallery/results"])
+            #expect(results == "200")
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0)
+            #expect(try CommandRunner.run(["state", "apps", "--state", state]).stdout == "default\nmuseum\ngallery\n")
+        }
     }
 }

@@ -44,17 +44,11 @@ struct LoadClientTests {
     }
 
     @Test func sightingsAreTakenByTheServerAtTheirRate() async throws {
-        let server = try await ServerProcess.start(["--campaigns", "Campaigns/museum"])
-        let result: CommandResult
-        do {
-            result = try CommandRunner.run(
+        let result = try await ServerProcess.with(["--campaigns", "Campaigns/museum"]) { server in
+            try CommandRunner.run(
                 ["--port", String(server.port), "--connections", "2", "--events", "500", "--devices", "20", "--sightings", "--rate", "2000"],
                 executable: Self.load)
-        } catch {
-            await server.stop()
-            throw error
         }
-        await server.stop()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("1000 events on 2 connections"), "\(result.stdout)")
         #expect(result.stdout.contains("(0 rejected"), "\(result.stdout)")
