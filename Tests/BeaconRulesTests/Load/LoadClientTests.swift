@@ -16,6 +16,7 @@ struct LoadClientTests {
 
     @Test func sightingsCarryTheWallClockOfTheirSendingAndComeInStays() throws {
         let server = try LineEchoServer()
+        defer { server.stop() }
         let before = Int64(Date().timeIntervalSince1970 * 1000)
         let result = try CommandRunner.run(
             ["--port", String(server.port), "--connections", "1", "--events", "200", "--devices", "10", "--sightings", "--rate", "1000", "--phase", "100"],
@@ -41,6 +42,14 @@ struct LoadClientTests {
         }
         // Five readings in a row of one device at one beacon.
         #expect(stays.count == 40 && stays.values.allSatisfy { $0 == 5 })
+    }
+
+    /// The stand-in server's thread ends when it is stopped, even though no client ever came (it
+    /// used to wait in `accept` for one, outliving the test).
+    @Test func theEchoServerStopsWithoutAClient() throws {
+        let server = try LineEchoServer()
+        #expect(server.stop())
+        #expect(server.lines().isEmpty)
     }
 
     @Test func sightingsAreTakenByTheServerAtTheirRate() async throws {
