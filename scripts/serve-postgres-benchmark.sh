@@ -9,6 +9,8 @@
 # STATEMENTS=1 (pg_stat_statements loaded: it costs the database a little CPU), its statements
 # per transaction, and each phase's statements by execution time (per transaction).
 # ONE_ONLY=1 runs the one-instance PostgreSQL phases only (no SQLite, no two instances).
+# Before each latency phase the database is brought to how it runs in service (`steady`: its
+# tables analyzed, a checkpoint taken); FRESH=1 measures a new database's first minute instead.
 # With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's .build/release),
 # each PostgreSQL phase is also run with that binary, right after this one's, on a new database:
 # a before/after in one run. With BIN=DIR, that folder's beaconrules and beaconrules-load are used
@@ -134,14 +136,27 @@ measure() {  # measure MODE PORT...
     load "$mode" "$events" 0 "$@"
     for rate in $rates; do
         local per=$((rate / $#))
+        [ -z "${FRESH:-}" ] && steady
         echo "== $mode: latency, $rate events/s in total for 5 s"
         load "$mode" $((per * 5 / 4)) "$per" "$@"
     done
 }
 
+# Before each latency phase, the database as it is in service rather than minutes old: its tables
+# analyzed (autovacuum's job, within a minute of a table filling: until then the planner thinks
+# they are empty and scans `firing` by bitmap and sorts it for the retention's sweep) and a
+# checkpoint taken (after one, WAL segments are recycled: a new cluster zero-fills a new 16 MB
+# segment every few seconds under load, a synchronous write of tens of milliseconds inside a
+# commit). FRESH=1 leaves both out: the first minutes of a new database.
+steady() {
+    [ -n "${SQLITE_PHASE:-}" ] && return
+    "$pgbin/vacuumdb" -h 127.0.0.1 -p "$port" -U beacon --all --analyze-only -q
+    "$pgbin/psql" -h 127.0.0.1 -p "$port" -U beacon -d postgres -qc CHECKPOINT
+}
+
 if [ -z "${ONE_ONLY:-}" ]; then
     start sqlite --state "$work/state.db"
-    measure "one instance, SQLite" "$listening"
+    SQLITE_PHASE=1 measure "one instance, SQLite" "$listening"
     stop_all
 fi
 

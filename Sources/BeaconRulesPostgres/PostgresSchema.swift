@@ -23,6 +23,14 @@ package enum PostgresSchema {
         app == 0 ? (0x4252_5354, 7) : (0x4252_5350, app)
     }
 
+    /// Held, shared, by every store opened for the app numbered `app` (an instance that serves
+    /// it, a replay or a report on it) while its connection lasts, and taken exclusively by the
+    /// drop of the app (`PostgresStateStore.dropApp`): an app is not dropped while it is served.
+    /// A key space of its own ('BRSA', the app's number).
+    static func appLock(app: Int32) -> (Int32, Int32) {
+        (0x4252_5341, app)
+    }
+
     /// The statements that take an empty database to `version`, one step at a time.
     static func steps(from: Int, to: Int) -> [PostgresQuery] {
         var steps: [PostgresQuery] = []

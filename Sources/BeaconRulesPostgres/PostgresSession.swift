@@ -43,6 +43,10 @@ final class PostgresSession {
     /// rest of the transaction's statements each on its own, without its locks).
     var holdsTransaction = false
 
+    /// The event loop new connections are made on: the owner's when it runs on one (its round
+    /// trips then resume it where the answer was read), otherwise any of NIO's shared loops.
+    var eventLoop: (any EventLoop)?
+
     /// The open connection, connecting when there is none (at most `queryTimeout`). One that has
     /// closed since the last statement (the database restarted between two transactions) is
     /// never written to again: PostgresNIO drops a statement written to a closed connection
@@ -78,9 +82,9 @@ final class PostgresSession {
             }
             connections += 1
             let connecting: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: connections, logger: logger)
+                on: eventLoop ?? MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: connections, logger: logger)
             // A connection made after the wait gave up is closed at once.
-            let new = try await Self.first(connecting, unlessClosed: nil, onTimeout: {}, late: { late in late.close().whenComplete { _ in withExtendedLifetime(late) {} } }).get()
+            let new = try await Self.value(of: Self.first(connecting, unlessClosed: nil, onTimeout: {}, late: { late in late.close().whenComplete { _ in withExtendedLifetime(late) {} } }))
             connection = new
             closing = Closing(new.closeFuture)
             return new
@@ -101,12 +105,26 @@ final class PostgresSession {
         let connection = try await connected()
         do {
             let answer: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-            return try await Self.first(answer, unlessClosed: closing) {
+            return try await Self.value(of: Self.first(answer, unlessClosed: closing) {
                 connection.close().whenComplete { _ in }
-            }.get().rows
+            }).rows
         } catch {
             if !Self.leavesConnectionUsable(error) { drop() }
             throw StoreError(path: location.description, message: Self.describe(error))
+        }
+    }
+
+    /// The value of `future`, awaited on the caller's executor (`isolation`, the owner's actor).
+    /// `EventLoopFuture.get()` is not `nonisolated(nonsending)`: awaited from the owner it went to
+    /// Swift's global executor and back, two thread wakes a round trip. And the isolation is
+    /// named here, not left to `nonisolated(nonsending)`: in a release build (Swift 6.3.1, `-O`)
+    /// the store's methods, reached through the `SharedStateLog` requirement from generic code,
+    /// resumed on the global executor after their first await (measured: 8,001 of 8,044 round
+    /// trips), so the engine ran off its owner, beside it; named, every round trip resumes on
+    /// the owner (`PostgresOwnerIsolationTests`).
+    static func value<T: Sendable>(of future: EventLoopFuture<T>, isolation: isolated (any Actor)? = #isolation) async throws -> T {
+        try await withCheckedThrowingContinuation(isolation: isolation) { continuation in
+            future.whenComplete { continuation.resume(with: $0) }
         }
     }
 

@@ -48,12 +48,42 @@ extension PostgresStateStore {
         return ((try? rows.first?.decode(Int64.self)) ?? 0) > 0
     }
 
+    /// Takes the app's lock (shared, for as long as the connection lasts: `PostgresSchema.appLock`),
+    /// waiting while a drop of the app is under way, then checks that the app is still there (a
+    /// drop between two connections of this store). A dropped app is an error that says so: what
+    /// this store would write is nobody's state, and must not be answered as saved.
+    nonisolated(nonsending) func holdApp() async throws(StoreError) {
+        let lock = PostgresSchema.appLock(app: app)
+        try await session.run("SELECT pg_advisory_lock_shared(\(lock.0), \(lock.1))")
+        let connection = session.connectionNumber
+        // A statement of its own: it reads the table as it is once the lock is held.
+        let rows = try await session.run("SELECT EXISTS (SELECT 1 FROM beaconrules_app WHERE num = \(app) AND id = \(appID))")
+        guard try decode(rows, "beaconrules_app", { try $0.decode(Bool.self) }).first == true else {
+            _ = try? await session.run("SELECT pg_advisory_unlock_shared(\(lock.0), \(lock.1))")
+            appHeldOn = 0
+            throw StoreError(path: location.description, message: "the app \"\(appID)\" was dropped from the database (`beaconrules state drop`) while this instance had it open: nothing more is saved for it; restart the instance to serve the app anew")
+        }
+        appHeldOn = connection
+    }
+
     /// Deletes every row of app `id` and the app itself, in one transaction; how many rows of
-    /// each kind went. Stop the instances that serve the app first.
+    /// each kind went. Refused, changing nothing, while any store has the app open (an instance
+    /// serving it holds its lock, shared: `holdApp`).
     nonisolated(nonsending) package func dropApp(_ id: String) async throws(StoreError) -> AppRowCounts {
         let number = try await existing(id)
         try await begin()
         do throws(StoreError) {
+            let lock = PostgresSchema.appLock(app: number)
+            // A store that has just closed may hold the lock a moment longer (its backend ends
+            // after its connection): asked again, 0.1 s apart, for up to 3 s.
+            var taken = false
+            for _ in 0..<30 {
+                let rows = try await session.run("SELECT pg_try_advisory_xact_lock(\(lock.0), \(lock.1))")
+                taken = try decode(rows, "beaconrules_app", { try $0.decode(Bool.self) }).first == true
+                if taken { break }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            guard taken else { throw StateApps.served(id, in: location.description) }
             var counts = AppRowCounts()
             counts.firings = try await session.run("DELETE FROM firing WHERE app = \(number) RETURNING 1").count
             counts.answers = try await session.run("DELETE FROM answered WHERE app = \(number) RETURNING 1").count

@@ -1,5 +1,6 @@
 package import BeaconRules
 package import BeaconRulesStore
+import NIOCore
 
 /// *Prepare async, decide sync, commit async*, with the retry that makes it whole: the one way a
 /// driver runs a transaction on the database.
@@ -27,6 +28,8 @@ extension PostgresStateStore {
             do {
                 try await begin()
                 try await prepare(reads)
+                // The engine runs on its owner only: on its loop when it has one (`connect(on:)`).
+                session.eventLoop?.preconditionInEventLoop()
                 let result = try attempt()
                 let missed = takeMisses()
                 if missed.isEmpty {

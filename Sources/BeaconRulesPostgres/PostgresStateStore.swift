@@ -1,7 +1,7 @@
 package import BeaconRules
 package import BeaconRulesStore
 package import Logging
-import NIOCore
+package import NIOCore
 import PostgresNIO
 
 /// Durable engine state in a PostgreSQL database that many `serve` instances share: the same
@@ -67,6 +67,11 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
     var countsPending: [String: Int64] = [:]
     /// Where the sweep of the saved ledger goes on: the last key it looked at.
     var ledgerSweep = ""
+    /// Whether this store was opened for its app (not for upkeep): it then holds the app's lock
+    /// (`PostgresSchema.appLock`, shared) on every connection, so the app is not dropped under it.
+    let holdsApp: Bool
+    /// The connection on which this store holds its app's lock (0: none).
+    var appHeldOn = 0
     /// The connection on which this instance holds the presence lock (0: it holds none).
     var presenceHeldOn = 0
     /// A transaction was rolled back since presence was last claimed: what this instance holds
@@ -87,10 +92,12 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
     ) async throws(StoreError) {
         self.location = location
         appID = app
+        holdsApp = true
         session = PostgresSession(location: location, logger: logger)
         do {
             try await PostgresSchema.prepare(session)
             self.app = create ? try await number(ofApp: app, create: true) ?? 0 : try await existing(app)
+            try await holdApp()
             try await prepareLedger()
         } catch {
             session.drop()
@@ -103,6 +110,7 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
     nonisolated(nonsending) package init(upkeepOf location: PostgresLocation, logger: Logger) async throws(StoreError) {
         self.location = location
         appID = StateApps.defaultID
+        holdsApp = false
         session = PostgresSession(location: location, logger: logger)
         try await PostgresSchema.prepare(session)
     }
@@ -119,13 +127,29 @@ package final class PostgresStateStore: SuppressionStore, PrefetchingSuppression
         session.drop()
     }
 
+    /// Connections from now on are made on `eventLoop` (the owner's, `SharedStateLog`); one
+    /// open now is closed (the next statement connects again). Not inside a transaction.
+    package func connect(on eventLoop: any EventLoop) {
+        precondition(!inTransaction, "connect(on:) inside an open transaction")
+        session.eventLoop = eventLoop
+        session.drop()
+    }
+
     // MARK: - Transactions
 
-    /// Opens a transaction.
+    /// Opens a transaction. On a connection new since the app's lock was taken (the database
+    /// was lost and reached again), the transaction takes it again (`holdApp`): an app dropped
+    /// meanwhile is an error, and the transaction is rolled back.
     nonisolated(nonsending) package func begin() async throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
         try await session.run("BEGIN")
         inTransaction = true
+        if holdsApp && appHeldOn != session.connectionNumber {
+            do throws(StoreError) { try await holdApp() } catch {
+                await rollback()
+                throw error
+            }
+        }
     }
 
     /// Writes the transaction's changes back and commits; on a failure (or when it read what was

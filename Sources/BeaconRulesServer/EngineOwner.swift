@@ -3,19 +3,26 @@ import BeaconRulesStore
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The one owner of the rules engine and its state, for `serve`, `http` and `RulesService`: the
 /// one place where the engine and its store are used. It is a serial executor with a placement:
 ///
-/// - **A thread of its own** (`serve --state`, `serve --engine-thread`, and `RulesService`, hence
-///   `http`). Blocking work (SQLite's fsync) runs there, and a PostgreSQL round trip is awaited
-///   there (the thread runs on meanwhile), never on Swift's cooperative pool, which has only as
-///   many threads as cores: a backend's other tasks go on while the engine commits.
+/// - **A thread of its own** (`serve --state FILE`, `serve --engine-thread`, `serve --apps`, and
+///   `RulesService`, hence `http`). Blocking work (SQLite's fsync) runs there, and a PostgreSQL
+///   round trip is awaited there (the thread runs on meanwhile), never on Swift's cooperative
+///   pool, which has only as many threads as cores: a backend's other tasks go on while the
+///   engine commits.
 /// - **An event loop** (`serve` without `--state`): nothing waits for a disk, and the engine runs
 ///   on one of the connections' loops, the engine's (see `init(campaigns:locales:on:format:presence:logger:metrics:)`):
 ///   connections on that loop call it directly, the others queue each read's lines in the
 ///   `EngineInbox`. docs/performance.md measures this placement as the fastest in memory.
+/// - **An event loop of its own** (`serve --state postgres://...`): the database's connection is
+///   made on the same loop, so a round trip's answer, read there, resumes the transaction there.
+///   On a thread of its own, each of a transaction's dozen round trips woke the connection's loop
+///   to send and the owner's thread to go on (docs/performance.md, "PostgreSQL: the owner on its
+///   connection's loop"). The connections' loops queue lines in the `EngineInbox`, as above.
 ///
 /// Two kinds of work reach it. `serve`'s connections `submit` lines: the owner holds `serve`'s
 /// engine (`ServeEngine`), sleeps until work arrives, then takes everything queued, applies it in
@@ -58,6 +65,9 @@ package final class EngineOwner: SerialExecutor, Sendable {
     private let clock = Mutex<RepeatedTask?>(nil)
     /// The owner's thread, once it runs (none on an event loop).
     private let ownThread = OwnerThreadID()
+    /// The group of the one loop that is `inline` when the owner has a loop of its own (a
+    /// database's): shut down when the owner stops.
+    private let ownGroup: MultiThreadedEventLoopGroup?
 
     /// With `--state`: the engine keeps its suppression state in `store`, and every answer is
     /// durable before it is sent. The delivery ledger and the presence state are read from
@@ -71,22 +81,28 @@ package final class EngineOwner: SerialExecutor, Sendable {
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics))
         inlineEngine = nil
         inline = nil
+        ownGroup = nil
     }
 
     /// With `--state postgres://...`: as with a state file, the database shared with other
     /// instances (each transaction locks its devices first), its transactions awaited on the
-    /// owner's thread (`SharedOwnerRunner`). The store is made elsewhere (BeaconRulesPostgres),
-    /// so that the server compiles no database driver.
+    /// owner (`SharedOwnerRunner`): on an event loop of its own, on which the store connects
+    /// too. The store is made elsewhere (BeaconRulesPostgres), so that the server compiles no
+    /// database driver.
     init<Store: SuppressionStore & SharedStateLog>(
         campaigns: CampaignSet, locales: LocaleTable, shared store: sending Store, format: OutputFormat = .records,
         presence settings: PresenceSettings = ServerConfiguration.plainPresence, retention: Retention = .default, logger: Logger, metrics: ServeMetrics = .none
     ) {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let eventLoop = group.next()
+        store.connect(on: eventLoop)
         let loop = SharedOwnerLoop(
             engine: RulesEngine(campaigns: campaigns, locales: locales, store: store), store: store,
             format: format, presence: settings, retention: retention, logger: logger, metrics: metrics)
         engine = SharedServeEngine(loop)
         inlineEngine = nil
-        inline = nil
+        inline = eventLoop
+        ownGroup = group
     }
 
     /// Without a state file: suppression state in the engine's compact in-memory store, the
@@ -102,6 +118,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
         engine = inMemory
         inlineEngine = inMemory
         inline = eventLoop
+        ownGroup = nil
     }
 
     /// `serve --apps`: the apps' engine (each app its own pipeline and state) on a thread of its
@@ -110,6 +127,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
         self.engine = engine
         inlineEngine = nil
         inline = nil
+        ownGroup = nil
     }
 
     /// An owner on a thread of its own, named `name` (Foundation's `Thread.name`), for an actor
@@ -120,11 +138,13 @@ package final class EngineOwner: SerialExecutor, Sendable {
         engine = nil
         inlineEngine = nil
         inline = nil
+        ownGroup = nil
         startThread(named: name)
     }
 
     deinit {
         mailbox.close()
+        ownGroup?.shutdownGracefully { _ in }
     }
 
     /// How often the owner wakes without work to let the wall clock fire pending exits and dwells.
@@ -133,9 +153,20 @@ package final class EngineOwner: SerialExecutor, Sendable {
     /// Starts `serve`'s engine: its thread, or on an event loop its clock.
     func start() {
         guard let engine else { return }
-        if let inline, let engine = inlineEngine {
+        if let inline {
             let tick = TimeAmount.milliseconds(Int64(Self.clockTick * 1000))
-            clock.withLock { $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in engine.tickIfDue() } }
+            if let inMemory = inlineEngine {
+                clock.withLock { $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in inMemory.tickIfDue() } }
+                return
+            }
+            // A database's engine: started on its loop before any work reaches it there.
+            let executor = asUnownedSerialExecutor()
+            inline.execute { engine.start(on: executor) }
+            clock.withLock {
+                $0 = inline.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
+                    if !engine.isIdle { engine.tick() }
+                }
+            }
             return
         }
         startThread(named: "serve-engine")
@@ -201,11 +232,15 @@ package final class EngineOwner: SerialExecutor, Sendable {
         engine.apply(jobs)
     }
 
-    /// `serve`'s engine on its event loop; only `serve` submits lines, reloads and stops
-    /// (`RulesService` calls its own engine, on this owner).
-    private var served: InMemoryServeEngine {
-        guard let inlineEngine else { preconditionFailure(Self.noServeEngine) }
-        return inlineEngine
+    /// On the engine's loop: `jobs` applied, in memory at once and their replies sent, on a
+    /// database after the transactions taken before (each one's replies sent once it commits).
+    private func applyOnLoop(_ jobs: [Job]) {
+        if let inlineEngine {
+            ReplyDelivery.send(inlineEngine.process(jobs))
+            return
+        }
+        guard let engine else { preconditionFailure(Self.noServeEngine) }
+        engine.apply(jobs)
     }
 
     private static let noServeEngine = "serve's work given to an owner whose engine an actor holds"
@@ -230,7 +265,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
                 // Whatever other loops queued came first: one batch, in arrival order.
                 if var jobs = inbox.takeQueued() {
                     jobs.append(.lines(lines, target))
-                    ReplyDelivery.send(served.process(jobs))
+                    applyOnLoop(jobs)
                     return
                 }
             } else {
@@ -255,7 +290,7 @@ package final class EngineOwner: SerialExecutor, Sendable {
     private func drainInbox() {
         let jobs = inbox.takeAll()
         if jobs.isEmpty { return }
-        ReplyDelivery.send(served.process(jobs))
+        applyOnLoop(jobs)
     }
 
     /// `serve --apps`: queues one connection's lines, each with its app; their replies go to
@@ -304,10 +339,26 @@ package final class EngineOwner: SerialExecutor, Sendable {
             inbox.close()
             clock.withLock { $0?.cancel(); $0 = nil }
             // Whatever was queued before the inbox closed is answered, then the log closes.
-            try? await inline.submit { [self] in
-                drainInbox()
-                served.close()
-            }.get()
+            if let inMemory = inlineEngine {
+                try? await inline.submit { [self] in
+                    drainInbox()
+                    inMemory.close()
+                }.get()
+                return
+            }
+            // A database's engine: its transactions end (those taken before and what was
+            // queued), then its connection closes, then its loop.
+            guard let engine else { return }
+            await withCheckedContinuation { continuation in
+                inline.execute { [self] in
+                    drainInbox()
+                    engine.whenDone {
+                        engine.close()
+                        continuation.resume()
+                    }
+                }
+            }
+            try? await ownGroup?.shutdownGracefully()
             return
         }
         await withCheckedContinuation { continuation in mailbox.close(then: continuation) }

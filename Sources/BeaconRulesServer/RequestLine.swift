@@ -25,11 +25,16 @@ enum RequestLine: Sendable {
             return .rejected(line: line, message: LineIntake.tooLongMessage(limit: limit))
         }
         let read = buffer.withUnsafeReadableBytes { raw in intake.read(raw.bindMemory(to: UInt8.self), number: line) }
+        return RequestLine(read, line: line)
+    }
+
+    /// Line `line` as the intake read it (a blank line is answered, not skipped).
+    init(_ read: ReadLine, line: Int) {
         switch read {
-        case .input(let input, _): return .input(input, line: line)
-        case .outbox(let after): return .outbox(after: after, line: line)
-        case .rejected(let message): return .rejected(line: line, message: message)
-        case .blank: return .rejected(line: line, message: LineIntake.blankLineMessage)
+        case .input(let input, _): self = .input(input, line: line)
+        case .outbox(let after): self = .outbox(after: after, line: line)
+        case .rejected(let message): self = .rejected(line: line, message: message)
+        case .blank: self = .rejected(line: line, message: LineIntake.blankLineMessage)
         }
     }
 
@@ -57,8 +62,8 @@ struct AppRequestLine: Sendable {
     var line: RequestLine
 
     /// Reads one framed line as `RequestLine.parse` does, and the app its `app` member names
-    /// first: a line too long or blank is answered as without apps; a line naming no app of
-    /// `apps` is refused with the rule's message.
+    /// first, in one scan (`LineApps.read`): a line too long or blank is answered as without
+    /// apps; a line naming no app of `apps` is refused with the rule's message.
     static func parse(_ frame: LineFramer.Frame, line: Int, limit: Int, apps: LineApps) -> AppRequestLine {
         guard case .line(let buffer) = frame else {
             return AppRequestLine(app: nil, line: .rejected(line: line, message: LineIntake.tooLongMessage(limit: limit)))
@@ -68,11 +73,11 @@ struct AppRequestLine: Sendable {
             if EventParser.isBlank(bytes) {
                 return AppRequestLine(app: nil, line: .rejected(line: line, message: LineIntake.blankLineMessage))
             }
-            switch apps.app(of: bytes) {
+            switch apps.read(bytes, number: line, intake: RequestLine.intake) {
             case .failure(let refusal):
                 return AppRequestLine(app: nil, line: .rejected(line: line, message: refusal.message))
-            case .success(let app):
-                return AppRequestLine(app: app, line: RequestLine.parse(frame, line: line, limit: limit))
+            case .success(let read):
+                return AppRequestLine(app: read.app, line: RequestLine(read.line, line: line))
             }
         }
     }

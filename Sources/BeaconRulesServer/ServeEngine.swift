@@ -24,6 +24,13 @@ protocol ServeEngine: Sendable {
     func idleStep() -> Bool
     /// Closes the store.
     func close()
+    /// Calls `body` (on the owner) once the work taken is done: at once for an engine that applies
+    /// jobs as it takes them.
+    func whenDone(_ body: @escaping @Sendable () -> Void)
+}
+
+extension ServeEngine {
+    func whenDone(_ body: @escaping @Sendable () -> Void) { body() }
 }
 
 /// An engine that applies jobs at once, on the caller's thread (which must be the only one that
@@ -100,6 +107,7 @@ final class SharedServeEngine<Drain: SharedDrain>: ServeEngine, @unchecked Senda
     /// Nothing kept for idle moments on a database.
     func idleStep() -> Bool { false }
     func close() { started.assumeIsolated { $0.close() } }
+    func whenDone(_ body: @escaping @Sendable () -> Void) { started.assumeIsolated { $0.whenDrained(body) } }
 }
 
 /// `serve` without `--state`. `@unchecked Sendable`: as `SQLiteServeEngine`; its one thread is the

@@ -34,6 +34,8 @@ actor SharedOwnerRunner<Drain: SharedDrain> {
     private var queue: [Work] = []
     /// A drain is running (a transaction may be awaiting the database).
     private(set) var isDraining = false
+    /// Called once the running drain ends (`whenDrained`).
+    private var drained: [@Sendable () -> Void] = []
 
     /// The runner of `target` on `executor` (the owner's, on its thread).
     init(_ target: sending Drain, executor: UnownedSerialExecutor) {
@@ -65,6 +67,12 @@ actor SharedOwnerRunner<Drain: SharedDrain> {
         target.close()
     }
 
+    /// Calls `body` once nothing is queued or running: at once when idle, otherwise when the
+    /// running drain has applied everything (what is queued meanwhile too).
+    func whenDrained(_ body: @escaping @Sendable () -> Void) {
+        if isDraining { drained.append(body) } else { body() }
+    }
+
     private func drainIfIdle() {
         guard !isDraining else { return }
         isDraining = true
@@ -86,6 +94,9 @@ actor SharedOwnerRunner<Drain: SharedDrain> {
             }
         }
         isDraining = false
+        let waiting = drained
+        drained.removeAll()
+        for body in waiting { body() }
     }
 }
 

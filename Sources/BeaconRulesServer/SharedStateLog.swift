@@ -1,4 +1,5 @@
 package import BeaconRules
+package import NIOCore
 
 /// The state of a database that many instances share, whose round trips are awaited: the
 /// engine's store and the pipeline's log in one (BeaconRulesPostgres's store is one; the server
@@ -19,4 +20,8 @@ package protocol SharedStateLog: AnyObject, AnswerLog {
     nonisolated(nonsending) func transaction<T>(reading reads: TransactionReads, _ attempt: () throws -> T, retry: () -> Void) async throws -> T
     /// Ends the connection without waiting (an open transaction ends with it, rolled back).
     func close()
+    /// Makes its connections from now on on `eventLoop`, the one its owner runs on: a round trip
+    /// then resumes the owner on the thread that read the answer, with no hop between threads.
+    /// Called before the first transaction (a connection already open is closed, not in use).
+    func connect(on eventLoop: any EventLoop)
 }

@@ -140,10 +140,17 @@ public actor RulesService: Service {
         lines: [String], source: String, linesWithoutID: LineIntake.LinesWithoutID, shown: [FiringEntry], firstLine: Int = 1
     ) async throws -> [LineOutcome] {
         let intake = LineIntake(source: source, linesWithoutID: linesWithoutID)
+        return try await process(read: lines.enumerated().map { intake.read($1, number: firstLine + $0) }, shown: shown, firstLine: firstLine)
+    }
+
+    /// `process(lines:)` of lines already read, each by an intake that reads no outbox request
+    /// and skips no line (`replay --apps` reads each line once, with the app it names:
+    /// `LineApps.read`); numbered from `firstLine`.
+    package func process(read lines: [ReadLine], shown: [FiringEntry] = [], firstLine: Int) async throws -> [LineOutcome] {
         var inputs: [(input: InputLine, identified: Bool)] = []
         var rejected: [Int: String] = [:]
         for (index, line) in lines.enumerated() {
-            switch intake.read(line, number: firstLine + index) {
+            switch line {
             case .input(let input, let identified): inputs.append((input, identified))
             case .rejected(let message): rejected[index] = message
             case .outbox, .blank: preconditionFailure("the service's intake reads no outbox requests and skips no line")

@@ -14,6 +14,19 @@ package enum StateApps {
         return StoreError(path: place, message: "no app \"\(id)\" in this state; it holds \(held)")
     }
 
+    /// The error of a drop of an app that an instance has open on the database (it serves the
+    /// app: `serve`, `http`, `console`, a replay, a report or an embedding service): refused,
+    /// nothing dropped.
+    package static func served(_ id: String, in place: String) -> StoreError {
+        StoreError(path: place, message: "cannot drop the app \"\(id)\" while it is served: an instance connected to this database has it open (serve, http, console, replay, report or an embedding service); stop every instance that serves it, then drop it; nothing was dropped")
+    }
+
+    /// The error of a drop of an app from a state file another process has open (`inUse`): that
+    /// process may be serving the app, and holds the file's lock. Refused, nothing dropped.
+    package static func fileInUse(dropping id: String, _ error: StoreError) -> StoreError {
+        StoreError(path: error.path, message: "cannot drop the app \"\(id)\" while another beaconrules process has the state file open (\(error.path).lock is locked): it may be serving the app; stop it, then drop the app; nothing was dropped")
+    }
+
     /// The error of a copy into a state whose app holds rows already (a copy never merges).
     package static func occupied(_ id: String, in place: String) -> StoreError {
         StoreError(path: place, message: "the app \"\(id)\" already holds state here; drop it first (`beaconrules state drop --app \(id)`) or copy under another id (`--as`)")

@@ -25,7 +25,9 @@ final class StateFileLock {
             close(descriptor)
             descriptor = -1
             if code == EWOULDBLOCK {
-                throw StoreError(path: statePath, message: "the state file is in use by another beaconrules process (\(path) is locked); stop it or use another --state file")
+                var error = StoreError(path: statePath, message: "the state file is in use by another beaconrules process (\(path) is locked); stop it or use another --state file")
+                error.inUse = true
+                throw error
             }
             throw StoreError(path: statePath, message: "cannot lock \(path): \(String(cString: strerror(code)))")
         }

@@ -9,6 +9,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var line: Int?
     /// What went wrong, and what was expected.
     public var message: String
+    /// The state file is open in another process (its lock is taken, `StateFileLock`): a
+    /// command that must not run beside it says so in its own words (`state drop`).
+    package var inUse = false
 
     /// An error about `path` (at `line`, when there is one) saying `message`.
     public init(path: String, line: Int? = nil, message: String) {

@@ -61,12 +61,13 @@ struct AppsReplay: Sendable {
         let lineApps = LineApps(ids: apps.apps.map(\.definition.id))
         var rejected = 0
         for input in inputs {
-            var run: (app: RulesApps.App, first: Int, lines: [String])?
+            // The service's own intake (`process(lines:)`): each line is read here, once, with its app.
+            let intake = LineIntake(source: input.name, linesWithoutID: .knownByPlace)
+            var run: (app: RulesApps.App, first: Int, lines: [ReadLine])?
             func flush() async throws {
                 guard let pending = run else { return }
                 run = nil
-                let outcomes = try await pending.app.rules.process(
-                    lines: pending.lines, source: input.name, linesWithoutID: .knownByPlace, shown: [], firstLine: pending.first)
+                let outcomes = try await pending.app.rules.process(read: pending.lines, firstLine: pending.first)
                 var out: [UInt8] = []
                 for outcome in outcomes {
                     switch outcome {
@@ -88,8 +89,11 @@ struct AppsReplay: Sendable {
                     continue
                 }
                 let app: RulesApps.App
-                switch lineApps.app(of: line) {
-                case .success(let index): app = apps.apps[index]
+                let read: ReadLine
+                switch lineApps.read(line, number: number, intake: intake) {
+                case .success(let named):
+                    app = apps.apps[named.app]
+                    read = named.line
                 case .failure(let refusal):
                     try await flush()
                     rejected += 1
@@ -100,7 +104,7 @@ struct AppsReplay: Sendable {
                     try await flush()
                 }
                 if run == nil { run = (app, number, []) }
-                run?.lines.append(String(line))
+                run?.lines.append(read)
             }
             try await flush()
         }

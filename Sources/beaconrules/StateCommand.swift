@@ -116,15 +116,22 @@ struct StateCommand: ParsableCommand {
 
     struct Drop: MainThreadCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete one app and every row of its state from a state (SQLite file or PostgreSQL). Stop whatever serves that app first.")
+            abstract: "Delete one app and every row of its state from a state (SQLite file or PostgreSQL). Refused while the app is served: stop what serves it first.")
 
         @OptionGroup var stateOptions: StateOptions
 
         @Option(help: ArgumentHelp("The app to drop.", valueName: "id"))
         var app: String
 
+        /// Refused while the app is served: a state file open in another process (its lock), or
+        /// an instance on the database that has the app open (`PostgresStateStore.dropApp`).
         func runOnMain() async throws {
-            try await StateCommand.onExisting(stateOptions) { state throws(StoreError) in
+            try await StateCommand.reportingErrors { () throws(StoreError) in
+                let state: OpenState
+                do throws(StoreError) { state = try await StateCommand.existing(stateOptions) } catch {
+                    throw error.inUse ? StateApps.fileInUse(dropping: app, error) : error
+                }
+                defer { state.close() }
                 let counts = try await state.dropApp(app)
                 OutputSink(fd: 1).write(Array("dropped app \"\(app)\" (\(counts.summary)) from \(try stateOptions.location().map(\.description) ?? "")\n".utf8))
             }

@@ -11,16 +11,26 @@ extension EventParser {
     /// `parseInput` without the one-pass path for the usual layout (`parseCanonical`): for lines
     /// that a caller has already tried in that layout (`InPlaceEventBatch.appendUsualLayout`).
     public static func parseInputInGeneral(line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String) throws(EventError) -> InputLine {
+        var app = AppMember.absent
+        return try parseInputInGeneral(line: line, fallbackID: fallbackID(), app: &app)
+    }
+
+    /// `parseInputInGeneral`, and the line's first member `app` met on the way (`LineApps`: the
+    /// one scan of a line that names its app).
+    package static func parseInputInGeneral(
+        line: UnsafeBufferPointer<UInt8>, fallbackID: @autoclosure () -> String, app: inout AppMember
+    ) throws(EventError) -> InputLine {
         try reporting {
             do {
                 var s = JSONScanner(line)
-                switch try parseObject(&s, fallbackID: fallbackID, acceptsSightings: true, acceptResponses: true) {
+                switch try parseObject(&s, fallbackID: fallbackID, acceptsSightings: true, acceptResponses: true, app: &app) {
                 case .beacon(let event): return .beacon(event)
                 case .sighting(let sighting, let typeColumn): return .sighting(sighting, typeColumn: typeColumn)
                 }
             } catch is ResponseLine {
                 var s = JSONScanner(line)
-                return .response(try parseResponse(&s, fallbackID: fallbackID))
+                app = .absent
+                return .response(try parseResponse(&s, fallbackID: fallbackID, app: &app))
             }
         }
     }
@@ -56,7 +66,7 @@ extension EventParser {
     /// Thrown by the beacon scanner when it meets `"type":"response"`.
     struct ResponseLine: Error {}
 
-    static func parseResponse(_ s: inout JSONScanner, fallbackID: () -> String) throws -> ResponseEvent {
+    static func parseResponse(_ s: inout JSONScanner, fallbackID: () -> String, app: inout AppMember) throws -> ResponseEvent {
         s.skipWhitespace()
         s.position += 1 // `{`: the beacon scanner already checked it
         var id: String?
@@ -102,6 +112,8 @@ extension EventParser {
                 data = value.isNull ? nil : value
             case "text":
                 text = try optionalText(&s, field: "text", allowNumber: false)
+            case "app":
+                try readApp(&s, into: &app)
             default:
                 try s.skipValue()
             }

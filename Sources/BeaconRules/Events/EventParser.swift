@@ -2,7 +2,15 @@
 /// intermediate tree), with a message per problem that names the field and what was expected.
 public enum EventParser {
     /// The field names the parser knows, as bytes.
-    @usableFromInline enum Field { case id, device, type, beacon, time, locale, rssi, other }
+    @usableFromInline enum Field { case id, device, type, beacon, time, locale, rssi, app, other }
+
+    /// A line's member `app` as the scan of its event met it (`LineApps`, a process serving
+    /// several apps): none, the first one's string, or a first one that is not a string.
+    package enum AppMember: Equatable, Sendable {
+        case absent
+        case string(String)
+        case notAString
+    }
 
     /// Parses `line` (no trailing newline needed; a trailing `\r` is tolerated).
     /// `fallbackID` is used when the line has no `id` (SPEC: `SOURCE:LINE`).
@@ -26,7 +34,8 @@ public enum EventParser {
         if let event = parseCanonical(line) { return .beacon(event) }
         return try reporting {
             var s = JSONScanner(line)
-            return try parseObject(&s, fallbackID: fallbackID, acceptsSightings: acceptsSightings)
+            var app = AppMember.absent
+            return try parseObject(&s, fallbackID: fallbackID, acceptsSightings: acceptsSightings, app: &app)
         }
     }
 
@@ -45,7 +54,10 @@ public enum EventParser {
 
     /// `acceptResponses`: a `"type":"response"` line throws `ResponseLine` instead of the rejection,
     /// for `parseInput` to read it as a response.
-    static func parseObject(_ s: inout JSONScanner, fallbackID: () -> String, acceptsSightings: Bool, acceptResponses: Bool = false) throws -> InputEvent {
+    /// `app`: the line's first member `app`, when it has one (read as any other member is skipped).
+    static func parseObject(
+        _ s: inout JSONScanner, fallbackID: () -> String, acceptsSightings: Bool, acceptResponses: Bool = false, app: inout AppMember
+    ) throws -> InputEvent {
         s.skipWhitespace()
         guard s.current == 0x7B else {
             if s.current == 0x5B { throw EventError("expected one JSON object per line, found an array", column: s.column) }
@@ -66,6 +78,8 @@ public enum EventParser {
             switch field {
             case .other:
                 try s.skipValue()
+            case .app:
+                try readApp(&s, into: &app)
             case .id:
                 id = try optionalText(&s, field: "id", allowNumber: true)
                 if id?.isEmpty == true { throw EventError("field `id`: expected a non-empty string", column: valueColumn) }
@@ -159,6 +173,20 @@ public enum EventParser {
         }
     }
 
+    /// The value of a member `app`: the first one's is kept (a string, or that it is not one),
+    /// any later one's skipped. A string is checked as `skipValue` checks it.
+    static func readApp(_ s: inout JSONScanner, into app: inout AppMember) throws {
+        s.skipWhitespace()
+        guard app == .absent else { return try s.skipValue() }
+        guard s.current == 0x22 else {
+            try s.skipValue()
+            app = .notAString
+            return
+        }
+        let (range, escaped) = try s.scanString()
+        app = .string(try s.decodeString(range, escaped: escaped))
+    }
+
     /// `"enter"` or `"exit"` read straight from the bytes; nil (position unchanged) for anything else.
     @inline(__always)
     static func knownType(_ s: inout JSONScanner) -> EventKind? { knownType(s.bytes, &s.position) }
@@ -236,6 +264,7 @@ public enum EventParser {
         let b = range.lowerBound
         switch n {
         case 2 where bytes[b] == 0x69 && bytes[b + 1] == 0x64: return .id
+        case 3 where bytes[b] == 0x61 && bytes[b + 1] == 0x70 && bytes[b + 2] == 0x70: return .app
         case 4:
             if bytes[b] == 0x74 && bytes[b + 1] == 0x79 && bytes[b + 2] == 0x70 && bytes[b + 3] == 0x65 { return .type }
             if bytes[b] == 0x74 && bytes[b + 1] == 0x69 && bytes[b + 2] == 0x6D && bytes[b + 3] == 0x65 { return .time }

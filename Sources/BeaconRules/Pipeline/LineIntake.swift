@@ -80,7 +80,8 @@ public struct LineIntake: Sendable, Hashable {
         return text.withUTF8 { read($0, number: number) }
     }
 
-    private func read(
+    /// `read` with the line's parser given (`LineApps.read`: one that also meets the line's app).
+    func read(
         _ line: UnsafeBufferPointer<UInt8>, number: Int,
         parse: (UnsafeBufferPointer<UInt8>, () -> String) throws(EventError) -> InputLine
     ) -> ReadLine {

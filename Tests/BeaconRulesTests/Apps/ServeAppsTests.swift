@@ -125,33 +125,32 @@ struct ServeAppsTests {
               {"id": "gallery", "keys": ["g"], "campaigns": ["gallery"], "locales": "\#(Paths.locales)"}
             ]}
             """#.write(toFile: directory + "/apps.json", atomically: true, encoding: .utf8)
-        let server = try await ServerProcess.start(["--apps", directory + "/apps.json", "--state", directory + "/apps.db"])
-        defer { Task { await server.stop() } }
-        let extra = #"{"eid":"museum-extra","trigger":1,"type":1,"beacons":["\#(Self.entrance)"],"content":{"subject":"New","body":"A new campaign."}}"#
-        try extra.write(toFile: directory + "/museum/museum/04-extra.json", atomically: true, encoding: .utf8)
-        try "{ broken".write(toFile: directory + "/gallery/campaigns.json", atomically: true, encoding: .utf8)
-        server.signal(SIGHUP)
-        #expect(await server.waitForLog("reload failed; the app's loaded campaigns stay"))
-        #expect(await server.waitForLog("reloaded"))
-        let replies = try await LineClient.exchange(port: server.port, lines: [Self.enter("museum", id: "r-1"), Self.enter("gallery", id: "r-1")])
-        #expect(replies[0].contains("museum-extra"))
-        #expect(replies[1].contains("gallery-hello"))
-        let failure = try #require(server.log.split(separator: "\n").first { $0.contains("reload failed") })
-        #expect(failure.contains("app=gallery"), "\(failure)")
-        #expect(!server.log.split(separator: "\n").contains { $0.contains("reload failed") && $0.contains("app=museum") })
-        await server.stop()
+        try await ServerProcess.with(["--apps", directory + "/apps.json", "--state", directory + "/apps.db"]) { server in
+            let extra = #"{"eid":"museum-extra","trigger":1,"type":1,"beacons":["\#(Self.entrance)"],"content":{"subject":"New","body":"A new campaign."}}"#
+            try extra.write(toFile: directory + "/museum/museum/04-extra.json", atomically: true, encoding: .utf8)
+            try "{ broken".write(toFile: directory + "/gallery/campaigns.json", atomically: true, encoding: .utf8)
+            server.signal(SIGHUP)
+            #expect(await server.waitForLog("reload failed; the app's loaded campaigns stay"))
+            #expect(await server.waitForLog("reloaded"))
+            let replies = try await LineClient.exchange(port: server.port, lines: [Self.enter("museum", id: "r-1"), Self.enter("gallery", id: "r-1")])
+            #expect(replies[0].contains("museum-extra"))
+            #expect(replies[1].contains("gallery-hello"))
+            let failure = try #require(server.log.split(separator: "\n").first { $0.contains("reload failed") })
+            #expect(failure.contains("app=gallery"), "\(failure)")
+            #expect(!server.log.split(separator: "\n").contains { $0.contains("reload failed") && $0.contains("app=museum") })
+        }
     }
 
     @Test func eachAppsMetricsCarryItsLabelAndLinesNamingNoAppAreCountedApart() async throws {
-        let server = try await ServerProcess.start(["--apps", AppsTrace.file, "--metrics-port", "0"])
-        defer { Task { await server.stop() } }
-        let metricsPort = try #require(await server.printedPort("metrics on"))
-        _ = try await LineClient.exchange(port: server.port, lines: [Self.enter("gallery", id: "m-1"), Self.enter(nil, id: "m-2"), "{}"])
-        let metrics = try HTTPFrontTests.curl(["-sS", "127.0.0.1:\(metricsPort)/metrics"])
-        #expect(metrics.contains(#"beaconrules_events_total{app="gallery"} 1"#), "\(metrics)")
-        #expect(metrics.contains(#"beaconrules_events_total{app="museum"} 0"#), "\(metrics)")
-        #expect(metrics.contains(#"beaconrules_lines_rejected_total{app="",reason="invalid_line"} 2"#), "\(metrics)")
-        #expect(try HTTPFrontTests.curl(["-sS", "127.0.0.1:\(metricsPort)/ready"]) == "ready\n")
+        try await ServerProcess.with(["--apps", AppsTrace.file, "--metrics-port", "0"]) { server in
+            let metricsPort = try #require(await server.printedPort("metrics on"))
+            _ = try await LineClient.exchange(port: server.port, lines: [Self.enter("gallery", id: "m-1"), Self.enter(nil, id: "m-2"), "{}"])
+            let metrics = try HTTPFrontTests.curl(["-sS", "127.0.0.1:\(metricsPort)/metrics"])
+            #expect(metrics.contains(#"beaconrules_events_total{app="gallery"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"beaconrules_events_total{app="museum"} 0"#), "\(metrics)")
+            #expect(metrics.contains(#"beaconrules_lines_rejected_total{app="",reason="invalid_line"} 2"#), "\(metrics)")
+            #expect(try HTTPFrontTests.curl(["-sS", "127.0.0.1:\(metricsPort)/ready"]) == "ready\n")
+        }
     }
 
     @Test func campaignsOrLocalesBesideAnAppsFileAreRefused() throws {

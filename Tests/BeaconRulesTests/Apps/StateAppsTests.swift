@@ -121,6 +121,32 @@ struct StateAppsTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/typo.db"))
     }
 
+    /// `state drop` of an app that `serve --apps` serves from the file: refused (the server holds
+    /// the file's lock), naming the app and why; the server goes on answering and saving the app,
+    /// and once it has stopped the drop goes through.
+    @Test func droppingAnAppWhileServeServesItIsRefusedAndChangesNothing() async throws {
+        let state = directory + "/served.db"
+        let gallery = lines.map { AppsTrace.tag($0, "gallery") }
+        try await ServerProcess.with(["--apps", AppsTrace.file, "--state", state]) { server in
+            let first = try await LineClient.exchange(port: server.port, lines: Array(gallery.prefix(10)))
+            #expect(first.allSatisfy { $0.hasPrefix(#"{"ok":true"#) }, "\(first)")
+            let refused = try run(["state", "drop", "--state", state, "--app", "gallery"])
+            #expect(refused.status == 2)
+            #expect(refused.stdout.isEmpty)
+            #expect(refused.stderr.contains(#"cannot drop the app "gallery" while another beaconrules process has the state file open"#), "\(refused.stderr)")
+            #expect(refused.stderr.contains("nothing was dropped"), "\(refused.stderr)")
+            // Served on, every answer saved: a resend is answered as before.
+            let rest = try await LineClient.exchange(port: server.port, lines: Array(gallery.dropFirst(10)) + Array(gallery.prefix(10)))
+            #expect(rest.suffix(10) == first[...])
+            #expect(rest.allSatisfy { $0.hasPrefix(#"{"ok":true"#) })
+        }
+        #expect(try run(["state", "apps", "--state", state]).stdout == "default\nmuseum\ngallery\n")
+        #expect(try AppsTrace.snapshot(state, app: "gallery").answers == lines.count)
+        let dropped = try run(["state", "drop", "--state", state, "--app", "gallery"])
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(try run(["state", "apps", "--state", state]).stdout == "default\nmuseum\n")
+    }
+
     @Test func aWholeCopyTakesEveryApp() async throws {
         let state = directory + "/apps.db"
         _ = try await servedBothApps(state)
@@ -216,19 +242,19 @@ struct StateAppsTests {
 struct ConsoleAppsTests {
     @Test func theConsoleListsTheAppsAndEachAppsPagesAreItsOwn() async throws {
         let state = Paths.temporaryDirectory() + "/apps.db"
-        let server = try await ServerProcess.start(["--apps", AppsTrace.file, "--state", state], command: "console")
-        defer { Task { await server.stop() } }
-        let base = "127.0.0.1:\(server.port)"
-        let list = try HTTPFrontTests.curl(["-sS", base + "/"])
-        #expect(list.contains(#"href="/apps/museum/""#) && list.contains(#"href="/apps/gallery/""#), "\(list)")
-        let gallery = try HTTPFrontTests.curl(["-sS", base + "/apps/gallery/"])
-        #expect(gallery.contains("gallery-hello") && !gallery.contains("museum-welcome"))
-        let museum = try HTTPFrontTests.curl(["-sS", base + "/apps/museum/"])
-        #expect(museum.contains("museum-welcome") && !museum.contains("gallery-hello"))
-        let results = try HTTPFrontTests.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", base + "/apps/gallery/results"])
-        #expect(results == "200")
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit() == 0)
-        #expect(try CommandRunner.run(["state", "apps", "--state", state]).stdout == "default\nmuseum\ngallery\n")
+        try await ServerProcess.with(["--apps", AppsTrace.file, "--state", state], command: "console") { server in
+            let base = "127.0.0.1:\(server.port)"
+            let list = try HTTPFrontTests.curl(["-sS", base + "/"])
+            #expect(list.contains(#"href="/apps/museum/""#) && list.contains(#"href="/apps/gallery/""#), "\(list)")
+            let gallery = try HTTPFrontTests.curl(["-sS", base + "/apps/gallery/"])
+            #expect(gallery.contains("gallery-hello") && !gallery.contains("museum-welcome"))
+            let museum = try HTTPFrontTests.curl(["-sS", base + "/apps/museum/"])
+            #expect(museum.contains("museum-welcome") && !museum.contains("gallery-hello"))
+            let results = try HTTPFrontTests.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", base + "/apps/gallery/results"])
+            #expect(results == "200")
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0)
+            #expect(try CommandRunner.run(["state", "apps", "--state", state]).stdout == "default\nmuseum\ngallery\n")
+        }
     }
 }

@@ -105,19 +105,19 @@ struct AppsHTTPTests {
     }
 
     @Test func theRealBinaryServesTwoAppsAndRefusesAKeylessRequest() async throws {
-        let server = try await ServerProcess.start(["--apps", Paths.fixture("apps/apps.json")], command: "http")
-        defer { Task { await server.stop() } }
-        let eventFile = Paths.temporaryDirectory() + "/event.json"
-        try Self.enter(id: "e-1").write(toFile: eventFile, atomically: true, encoding: .utf8)
-        let url = "127.0.0.1:\(server.port)/events"
-        let museum = try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(Self.museumKey)", "-d", "@" + eventFile, url])
-        let gallery = try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(Self.galleryKey)", "-d", "@" + eventFile, url])
-        let keyless = try HTTPFrontTests.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-d", "@" + eventFile, url])
-        #expect(museum.contains("museum-welcome") && !museum.contains("gallery-hello"))
-        #expect(gallery.contains("gallery-hello") && !gallery.contains("museum-"))
-        #expect(keyless == "401")
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit() == 0)
+        try await ServerProcess.with(["--apps", Paths.fixture("apps/apps.json")], command: "http") { server in
+            let eventFile = Paths.temporaryDirectory() + "/event.json"
+            try Self.enter(id: "e-1").write(toFile: eventFile, atomically: true, encoding: .utf8)
+            let url = "127.0.0.1:\(server.port)/events"
+            let museum = try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(Self.museumKey)", "-d", "@" + eventFile, url])
+            let gallery = try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(Self.galleryKey)", "-d", "@" + eventFile, url])
+            let keyless = try HTTPFrontTests.curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-d", "@" + eventFile, url])
+            #expect(museum.contains("museum-welcome") && !museum.contains("gallery-hello"))
+            #expect(gallery.contains("gallery-hello") && !gallery.contains("museum-"))
+            #expect(keyless == "401")
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0)
+        }
     }
 
     @Test func anAppsFileWithCampaignsOrLocalesIsRefused() throws {
@@ -129,16 +129,16 @@ struct AppsHTTPTests {
     }
 
     @Test func eachAppsMetricsCarryItsAppLabel() async throws {
-        let server = try await ServerProcess.start(["--apps", Paths.fixture("apps/apps.json"), "--metrics-port", "0"], command: "http")
-        defer { Task { await server.stop() } }
-        let metricsPort = try #require(await server.printedPort("metrics on"))
-        let eventFile = Paths.temporaryDirectory() + "/event.json"
-        try Self.enter(id: "e-1").write(toFile: eventFile, atomically: true, encoding: .utf8)
-        _ = try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(Self.galleryKey)", "-d", "@" + eventFile, "127.0.0.1:\(server.port)/events"])
-        let metrics = try HTTPFrontTests.curl(["-sS", "127.0.0.1:\(metricsPort)/metrics"])
-        #expect(metrics.contains(#"beaconrules_events_total{app="gallery"} 1"#), "\(metrics)")
-        #expect(!metrics.contains(#"beaconrules_events_total{app="museum"} 1"#))
-        #expect(metrics.contains(#"app="museum""#))
+        try await ServerProcess.with(["--apps", Paths.fixture("apps/apps.json"), "--metrics-port", "0"], command: "http") { server in
+            let metricsPort = try #require(await server.printedPort("metrics on"))
+            let eventFile = Paths.temporaryDirectory() + "/event.json"
+            try Self.enter(id: "e-1").write(toFile: eventFile, atomically: true, encoding: .utf8)
+            _ = try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(Self.galleryKey)", "-d", "@" + eventFile, "127.0.0.1:\(server.port)/events"])
+            let metrics = try HTTPFrontTests.curl(["-sS", "127.0.0.1:\(metricsPort)/metrics"])
+            #expect(metrics.contains(#"beaconrules_events_total{app="gallery"} 1"#), "\(metrics)")
+            #expect(!metrics.contains(#"beaconrules_events_total{app="museum"} 1"#))
+            #expect(metrics.contains(#"app="museum""#))
+        }
     }
 
     @Test func sighupReloadsEveryAppAndAnAppWhoseFilesBreakKeepsItsSetAndIsNamed() async throws {
@@ -152,25 +152,25 @@ struct AppsHTTPTests {
               {"id": "gallery", "keys": ["\#(Self.galleryKey)"], "campaigns": ["gallery"], "locales": "\#(Paths.locales)"}
             ]}
             """#.write(toFile: folder + "/apps.json", atomically: true, encoding: .utf8)
-        let server = try await ServerProcess.start(["--apps", folder + "/apps.json"], command: "http")
-        defer { Task { await server.stop() } }
-        let extra = #"{"eid":"museum-extra","trigger":1,"type":1,"beacons":["\#(Self.entrance)"],"content":{"subject":"New","body":"A new campaign."}}"#
-        try extra.write(toFile: folder + "/museum/museum/04-extra.json", atomically: true, encoding: .utf8)
-        try "{ broken".write(toFile: folder + "/gallery/campaigns.json", atomically: true, encoding: .utf8)
-        server.signal(SIGHUP)
-        func campaigns(_ key: String) throws -> String {
-            try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(key)", "127.0.0.1:\(server.port)/campaigns"])
+        try await ServerProcess.with(["--apps", folder + "/apps.json"], command: "http") { server in
+            let extra = #"{"eid":"museum-extra","trigger":1,"type":1,"beacons":["\#(Self.entrance)"],"content":{"subject":"New","body":"A new campaign."}}"#
+            try extra.write(toFile: folder + "/museum/museum/04-extra.json", atomically: true, encoding: .utf8)
+            try "{ broken".write(toFile: folder + "/gallery/campaigns.json", atomically: true, encoding: .utf8)
+            server.signal(SIGHUP)
+            func campaigns(_ key: String) throws -> String {
+                try HTTPFrontTests.curl(["-sS", "-H", "X-Api-Key: \(key)", "127.0.0.1:\(server.port)/campaigns"])
+            }
+            var museum = ""
+            for _ in 0..<1500 where !museum.contains("museum-extra") {
+                museum = try campaigns(Self.museumKey)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(museum.contains("museum-extra"))
+            #expect(try campaigns(Self.galleryKey).contains("gallery-hello"))
+            #expect(server.log.contains("reload failed"), "\(server.log)")
+            #expect(server.log.contains("app=gallery"), "\(server.log)")
+            #expect(!server.log.contains("app=museum errors"), "\(server.log)")
         }
-        var museum = ""
-        for _ in 0..<1500 where !museum.contains("museum-extra") {
-            museum = try campaigns(Self.museumKey)
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(museum.contains("museum-extra"))
-        #expect(try campaigns(Self.galleryKey).contains("gallery-hello"))
-        #expect(server.log.contains("reload failed"), "\(server.log)")
-        #expect(server.log.contains("app=gallery"), "\(server.log)")
-        #expect(!server.log.contains("app=museum errors"), "\(server.log)")
     }
 
     @Test func anEmbedderServesTheAppsOfAFileEachWithItsOwnStateFile() async throws {

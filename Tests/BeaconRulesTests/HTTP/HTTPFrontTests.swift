@@ -110,17 +110,17 @@ struct HTTPFrontTests {
 
     @Test func theRealBinaryAnswersOverLoopbackAndStopsOnSIGTERM() async throws {
         let state = Paths.temporaryDirectory() + "/http.state"
-        let server = try await ServerProcess.start(["--state", state], command: "http")
-        defer { Task { await server.stop() } }
-        let eventFile = Paths.temporaryDirectory() + "/event.json"
-        try traceLines[0].write(toFile: eventFile, atomically: true, encoding: .utf8)
-        let curl = try Self.curl(["-sS", "-d", "@" + eventFile, "127.0.0.1:\(server.port)/events"])
-        #expect(curl == "[" + goldenRecords(of: 0).joined(separator: ",") + "]\n")
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit() == 0)
-        // The state was committed before the answer: replay with it answers ev-01 the same.
-        let replay = try CommandRunner.run(["replay", "--state", state], stdin: traceLines[0] + "\n")
-        #expect(replay.stdout == goldenRecords(of: 0).map { $0 + "\n" }.joined())
+        try await ServerProcess.with(["--state", state], command: "http") { server in
+            let eventFile = Paths.temporaryDirectory() + "/event.json"
+            try traceLines[0].write(toFile: eventFile, atomically: true, encoding: .utf8)
+            let curl = try Self.curl(["-sS", "-d", "@" + eventFile, "127.0.0.1:\(server.port)/events"])
+            #expect(curl == "[" + goldenRecords(of: 0).joined(separator: ",") + "]\n")
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0)
+            // The state was committed before the answer: replay with it answers ev-01 the same.
+            let replay = try CommandRunner.run(["replay", "--state", state], stdin: traceLines[0] + "\n")
+            #expect(replay.stdout == goldenRecords(of: 0).map { $0 + "\n" }.joined())
+        }
     }
 
     static func curl(_ arguments: [String]) throws -> String {

@@ -16,61 +16,61 @@ struct MetricsEndpointTests {
     @Test(arguments: [false, true])
     func serveCountsWhatWasSent(withState: Bool) async throws {
         let state = Paths.temporaryDirectory() + "/metrics.state"
-        let server = try await ServerProcess.start(["--metrics-port", "0"] + (withState ? ["--state", state] : []))
-        defer { Task { await server.stop() } }
-        let port = try #require(await server.printedPort("metrics on"))
-        #expect(try Self.get(port, "health") == (200, "ok\n"))
-        #expect(try Self.get(port, "ready") == (200, "ready\n"))
+        try await ServerProcess.with(["--metrics-port", "0"] + (withState ? ["--state", state] : [])) { server in
+            let port = try #require(await server.printedPort("metrics on"))
+            #expect(try Self.get(port, "health") == (200, "ok\n"))
+            #expect(try Self.get(port, "ready") == (200, "ready\n"))
 
-        let replies = try await LineClient.exchange(port: server.port, lines: trace + ["not json", ""])
-        #expect(replies.count == trace.count + 2)
-        // The sizes are sampled at most once a second, after a commit: one more commit after that.
-        try await Task.sleep(for: .milliseconds(1100))
-        _ = try await LineClient.exchange(port: server.port, lines: [trace[0]])
+            let replies = try await LineClient.exchange(port: server.port, lines: trace + ["not json", ""])
+            #expect(replies.count == trace.count + 2)
+            // The sizes are sampled at most once a second, after a commit: one more commit after that.
+            try await Task.sleep(for: .milliseconds(1100))
+            _ = try await LineClient.exchange(port: server.port, lines: [trace[0]])
 
-        let metrics = try Self.scrape(port)
-        #expect(metrics["beaconrules_events_total"] == Double(trace.count + 1))
-        #expect(metrics[#"beaconrules_lines_rejected_total{reason="invalid_line"}"#] == 2)
-        // The resent first event is answered with its records again: they are sent twice.
-        let first = golden.filter { $0.contains(#":anna:ev-01","#) }
-        let firstSilent = first.filter { $0.hasPrefix(#"{"kind":"silent""#) }.count
-        #expect(metrics[#"beaconrules_records_total{kind="silent"}"#] == Double(silent + firstSilent))
-        #expect(metrics[#"beaconrules_records_total{kind="notification"}"#] == Double(golden.count - silent + first.count - firstSilent))
-        #expect(metrics["beaconrules_answers_held"] == Double(trace.count))
-        #expect((metrics["beaconrules_deliveries_held"] ?? 0) > 0)
-        #expect((metrics["beaconrules_commit_seconds_count"] ?? 0) >= 2)
-        #expect(metrics["beaconrules_batch_lines_sum"] == Double(trace.count + 3))
-        #expect(metrics["beaconrules_connections_open"] != nil)
-        if withState {
-            #expect((metrics["beaconrules_state_file_bytes"] ?? 0) > 0)
-        } else {
-            #expect(metrics["beaconrules_state_file_bytes"] == 0)
+            let metrics = try Self.scrape(port)
+            #expect(metrics["beaconrules_events_total"] == Double(trace.count + 1))
+            #expect(metrics[#"beaconrules_lines_rejected_total{reason="invalid_line"}"#] == 2)
+            // The resent first event is answered with its records again: they are sent twice.
+            let first = golden.filter { $0.contains(#":anna:ev-01","#) }
+            let firstSilent = first.filter { $0.hasPrefix(#"{"kind":"silent""#) }.count
+            #expect(metrics[#"beaconrules_records_total{kind="silent"}"#] == Double(silent + firstSilent))
+            #expect(metrics[#"beaconrules_records_total{kind="notification"}"#] == Double(golden.count - silent + first.count - firstSilent))
+            #expect(metrics["beaconrules_answers_held"] == Double(trace.count))
+            #expect((metrics["beaconrules_deliveries_held"] ?? 0) > 0)
+            #expect((metrics["beaconrules_commit_seconds_count"] ?? 0) >= 2)
+            #expect(metrics["beaconrules_batch_lines_sum"] == Double(trace.count + 3))
+            #expect(metrics["beaconrules_connections_open"] != nil)
+            if withState {
+                #expect((metrics["beaconrules_state_file_bytes"] ?? 0) > 0)
+            } else {
+                #expect(metrics["beaconrules_state_file_bytes"] == 0)
+            }
+
+            server.signal(SIGHUP)
+            #expect(await server.waitForLog("reloaded"))
+            #expect(try Self.scrape(port)[#"beaconrules_reloads_total{result="ok"}"#] == 1)
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0)
         }
-
-        server.signal(SIGHUP)
-        #expect(await server.waitForLog("reloaded"))
-        #expect(try Self.scrape(port)[#"beaconrules_reloads_total{result="ok"}"#] == 1)
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit() == 0)
     }
 
     @Test func httpCountsUnderTheSameNames() async throws {
-        let server = try await ServerProcess.start(["--metrics-port", "0"], command: "http")
-        defer { Task { await server.stop() } }
-        let port = try #require(await server.printedPort("metrics on"))
-        #expect(try Self.get(port, "ready") == (200, "ready\n"))
-        let body = Paths.temporaryDirectory() + "/trace.ndjson"
-        try (trace + ["not json"]).joined(separator: "\n").write(toFile: body, atomically: true, encoding: .utf8)
-        let answer = try HTTPFrontTests.curl(["-sS", "-H", "Content-Type: application/x-ndjson", "--data-binary", "@" + body, "127.0.0.1:\(server.port)/events"])
-        #expect(answer.split(separator: "\n").count == trace.count + 1)
-        let metrics = try Self.scrape(port)
-        #expect(metrics["beaconrules_events_total"] == Double(trace.count))
-        #expect(metrics[#"beaconrules_lines_rejected_total{reason="invalid_line"}"#] == 1)
-        #expect(metrics[#"beaconrules_records_total{kind="silent"}"#] == Double(silent))
-        #expect(metrics[#"beaconrules_records_total{kind="notification"}"#] == Double(golden.count - silent))
-        #expect(metrics["beaconrules_answers_held"] == Double(trace.count))
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit() == 0)
+        try await ServerProcess.with(["--metrics-port", "0"], command: "http") { server in
+            let port = try #require(await server.printedPort("metrics on"))
+            #expect(try Self.get(port, "ready") == (200, "ready\n"))
+            let body = Paths.temporaryDirectory() + "/trace.ndjson"
+            try (trace + ["not json"]).joined(separator: "\n").write(toFile: body, atomically: true, encoding: .utf8)
+            let answer = try HTTPFrontTests.curl(["-sS", "-H", "Content-Type: application/x-ndjson", "--data-binary", "@" + body, "127.0.0.1:\(server.port)/events"])
+            #expect(answer.split(separator: "\n").count == trace.count + 1)
+            let metrics = try Self.scrape(port)
+            #expect(metrics["beaconrules_events_total"] == Double(trace.count))
+            #expect(metrics[#"beaconrules_lines_rejected_total{reason="invalid_line"}"#] == 1)
+            #expect(metrics[#"beaconrules_records_total{kind="silent"}"#] == Double(silent))
+            #expect(metrics[#"beaconrules_records_total{kind="notification"}"#] == Double(golden.count - silent))
+            #expect(metrics["beaconrules_answers_held"] == Double(trace.count))
+            server.signal(SIGTERM)
+            #expect(await server.waitForExit() == 0)
+        }
     }
 
     @Test func aMetricsHostThatIsNotLoopbackNeedsAllowRemote() throws {

@@ -115,6 +115,39 @@ struct AppsPostgresTests {
         #expect(unknown.stderr.contains(#"no app "gallery" in this state; it holds "default", "museum-2""#), "\(unknown.stderr)")
     }
 
+    /// `state drop` of an app an instance serves: refused while the instance has it open (it holds
+    /// the app's lock), naming the app; nothing is dropped and the instance saves on. Once the
+    /// instance has lost its connections (a restart of the database), the app is not held and the
+    /// drop goes through; the instance then answers the app's lines with an error that says the
+    /// app was dropped (it reconnects, finds it gone), never as saved, and serves the other app on.
+    @Test func droppingAServedAppIsRefusedAndAnInstanceThatLostItAnswersNoLineAsSaved() async throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.createDatabase("apps_drop_served")
+        let gallery = MuseumTrace.interleave(MuseumTrace.devices(2, events: 10, prefix: "pgdrop")).map { AppsTrace.tag($0, "gallery") }
+        try await ServerProcess.with(["--apps", AppsTrace.file, "--state", url]) { server in
+            var first: [String] = []
+            for line in gallery.prefix(5) { first.append(try await ServePostgresTests.answeredOK(line, port: server.port)) }
+            let refused = try CommandRunner.run(["state", "drop", "--state", url, "--app", "gallery"])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains(#"cannot drop the app "gallery" while it is served"#), "\(refused.stderr)")
+            #expect(refused.stderr.contains("nothing was dropped"), "\(refused.stderr)")
+            #expect(try await LineClient.exchange(port: server.port, lines: Array(gallery.prefix(5))) == first)
+            #expect(try await Self.appSnapshot(url, app: "gallery").answers == 5)
+
+            try await cluster.endBackends(of: "apps_drop_served")
+            let dropped = try CommandRunner.run(["state", "drop", "--state", url, "--app", "gallery"])
+            #expect(dropped.status == 0, "\(dropped.stderr)")
+            var replies: [String] = []
+            for line in gallery.dropFirst(5).prefix(3) { replies += try await LineClient.exchange(port: server.port, lines: [line]) }
+            #expect(replies.allSatisfy { $0.hasPrefix(#"{"ok":false"#) && $0.contains("state not saved") }, "\(replies)")
+            #expect(replies.last?.contains(#"the app \"gallery\" was dropped from the database"#) == true, "\(replies)")
+            let museum = try await ServePostgresTests.answeredOK(ServeAppsTests.enter("museum", id: "m-1"), port: server.port)
+            #expect(museum.contains("museum-welcome"), "\(museum)")
+        }
+        #expect(try CommandRunner.run(["state", "apps", "--state", url]).stdout == "default\nmuseum\n")
+        #expect(try cluster.psql("apps_drop_served", "SELECT count(*) FROM answered WHERE app NOT IN (SELECT num FROM beaconrules_app)") == "0\n")
+    }
+
     @Test func anEmbeddersAppsShareTheDatabaseEachWithItsOwnRows() async throws {
         let url = try PostgresCluster.shared().createDatabase("apps_embedded")
         let apps = try RulesApps(definitions: try AppsFile.read(path: AppsTrace.file), state: .postgres(try PostgresLocation(url: url)))

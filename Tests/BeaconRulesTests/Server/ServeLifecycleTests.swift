@@ -41,26 +41,26 @@ struct ServeLifecycleTests {
         try FileManager.default.createDirectory(atPath: campaigns, withIntermediateDirectories: true)
         let file = campaigns + "/hup.json"
         try campaign(subject: "Version 1").write(toFile: file, atomically: true, encoding: .utf8)
-        let server = try await ServerProcess.start(["--campaigns", campaigns, "--locales", Paths.locales])
-        defer { Task { await server.stop() } }
-        try await LineClient.withConnection(port: server.port) { session in
-            try await session.send([event("h-1")])
-            #expect(try await session.receive()?.contains("Version 1") == true)
+        try await ServerProcess.with(["--campaigns", campaigns, "--locales", Paths.locales]) { server in
+            try await LineClient.withConnection(port: server.port) { session in
+                try await session.send([event("h-1")])
+                #expect(try await session.receive()?.contains("Version 1") == true)
 
-            try campaign(subject: "Version 2").write(toFile: file, atomically: true, encoding: .utf8)
-            #expect(await reload(server, until: "reloaded", count: 1))
-            try await session.send([event("h-2")])
-            #expect(try await session.receive()?.contains("Version 2") == true)
+                try campaign(subject: "Version 2").write(toFile: file, atomically: true, encoding: .utf8)
+                #expect(await reload(server, until: "reloaded", count: 1))
+                try await session.send([event("h-2")])
+                #expect(try await session.receive()?.contains("Version 2") == true)
 
-            try "{\"eid\": \"hup\", \"trigger\": ".write(toFile: file, atomically: true, encoding: .utf8)
-            #expect(await reload(server, until: "reload failed", count: 1))
-            try await session.send([event("h-3"), event("h-1")])
-            #expect(try await session.receive()?.contains("Version 2") == true, "the old set is still served")
-            #expect(try await session.receive()?.contains("Version 1") == true, "a repeated id keeps its first answer")
+                try "{\"eid\": \"hup\", \"trigger\": ".write(toFile: file, atomically: true, encoding: .utf8)
+                #expect(await reload(server, until: "reload failed", count: 1))
+                try await session.send([event("h-3"), event("h-1")])
+                #expect(try await session.receive()?.contains("Version 2") == true, "the old set is still served")
+                #expect(try await session.receive()?.contains("Version 1") == true, "a repeated id keeps its first answer")
+            }
+            await server.stop()
+            #expect(server.log.contains("hup.json"), "the log names the broken file")
+            #expect(server.log.components(separatedBy: "connection opened").count - 1 == 1, "one connection, never dropped")
         }
-        await server.stop()
-        #expect(server.log.contains("hup.json"), "the log names the broken file")
-        #expect(server.log.components(separatedBy: "connection opened").count - 1 == 1, "one connection, never dropped")
     }
 
     private func campaign(subject: String) -> String {

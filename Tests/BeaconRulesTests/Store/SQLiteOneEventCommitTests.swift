@@ -24,46 +24,46 @@ struct SQLiteOneEventCommitTests {
 
     @Test func aCommitOfOneEventWritesNoTailsPage() async throws {
         let state = directory + "/one.db"
-        let server = try await ServerProcess.start(["--state", state, "--metrics-port", "0"])
-        defer { Task { await server.stop() } }
-        let metricsPort = try #require(await server.printedPort("metrics on"))
-        // 20 devices, 30 events each: first a warm-up (tails, the devices' first rows), then
-        // measured.
-        let devices = MuseumTrace.devices(20, events: 30, prefix: "one")
-        let warmUp = devices.flatMap { $0.prefix(10) }
-        try await Self.oneAtATime(port: server.port, warmUp)
-        // The tails so far (read beside the server: the file is in WAL mode; a new tail is
-        // written to its table at once), and the answers (numbered from 1: some may still be in
-        // the journal, not yet folded into their table).
-        let tailsBefore = try {
+        try await ServerProcess.with(["--state", state, "--metrics-port", "0"]) { server in
+            let metricsPort = try #require(await server.printedPort("metrics on"))
+            // 20 devices, 30 events each: first a warm-up (tails, the devices' first rows), then
+            // measured.
+            let devices = MuseumTrace.devices(20, events: 30, prefix: "one")
+            let warmUp = devices.flatMap { $0.prefix(10) }
+            try await Self.oneAtATime(port: server.port, warmUp)
+            // The tails so far (read beside the server: the file is in WAL mode; a new tail is
+            // written to its table at once), and the answers (numbered from 1: some may still be in
+            // the journal, not yet folded into their table).
+            let tailsBefore = try {
+                let db = try SQLiteConnection(path: state)
+                defer { db.close() }
+                return try db.integer("SELECT coalesce(max(id), 0) FROM tail")
+            }()
+            let answersBefore = Int64(warmUp.count)
+            #expect(tailsBefore > 0)
+            let before = try MetricsEndpointTests.scrape(metricsPort)
+            let measured = devices.flatMap { $0.dropFirst(10) }
+            try await Self.oneAtATime(port: server.port, measured)
+            let after = try MetricsEndpointTests.scrape(metricsPort)
+
+            let commits = (after["beaconrules_commit_seconds_count"] ?? 0) - (before["beaconrules_commit_seconds_count"] ?? 0)
+            let bytes = (after["beaconrules_wal_bytes_total"] ?? 0) - (before["beaconrules_wal_bytes_total"] ?? 0)
+            #expect(commits == Double(measured.count))
+            // Whole pages of 4 KiB (the frame headers aside), the journal's folds included: 4.5 a
+            // commit on average before the journal (5.4 when every commit wrote the tails' `last`);
+            // a commit's own pages are `SQLiteJournalTests`' (at most 8 KiB).
+            #expect(bytes.truncatingRemainder(dividingBy: 4096) == 0)
+            #expect(bytes / commits <= 5 * 4096)
+            // Closed: the journal folded into the tables.
+            await server.stop()
+            // No tail the warm-up had made was written again by the measured commits (its `last`
+            // still names a warm-up answer): fewer than `lastSlack` answers came since.
             let db = try SQLiteConnection(path: state)
             defer { db.close() }
-            return try db.integer("SELECT coalesce(max(id), 0) FROM tail")
-        }()
-        let answersBefore = Int64(warmUp.count)
-        #expect(tailsBefore > 0)
-        let before = try MetricsEndpointTests.scrape(metricsPort)
-        let measured = devices.flatMap { $0.dropFirst(10) }
-        try await Self.oneAtATime(port: server.port, measured)
-        let after = try MetricsEndpointTests.scrape(metricsPort)
-
-        let commits = (after["beaconrules_commit_seconds_count"] ?? 0) - (before["beaconrules_commit_seconds_count"] ?? 0)
-        let bytes = (after["beaconrules_wal_bytes_total"] ?? 0) - (before["beaconrules_wal_bytes_total"] ?? 0)
-        #expect(commits == Double(measured.count))
-        // Whole pages of 4 KiB (the frame headers aside), the journal's folds included: 4.5 a
-        // commit on average before the journal (5.4 when every commit wrote the tails' `last`);
-        // a commit's own pages are `SQLiteJournalTests`' (at most 8 KiB).
-        #expect(bytes.truncatingRemainder(dividingBy: 4096) == 0)
-        #expect(bytes / commits <= 5 * 4096)
-        // Closed: the journal folded into the tables.
-        await server.stop()
-        // No tail the warm-up had made was written again by the measured commits (its `last`
-        // still names a warm-up answer): fewer than `lastSlack` answers came since.
-        let db = try SQLiteConnection(path: state)
-        defer { db.close() }
-        #expect(try db.integer("SELECT max(rowid) FROM answered") - answersBefore == Int64(measured.count))
-        #expect(try db.integer("SELECT count(*) FROM tail WHERE id <= \(tailsBefore) AND last > \(answersBefore)") == 0)
-        #expect(try db.integer("SELECT count(*) FROM tail WHERE id <= \(tailsBefore)") == tailsBefore)
+            #expect(try db.integer("SELECT max(rowid) FROM answered") - answersBefore == Int64(measured.count))
+            #expect(try db.integer("SELECT count(*) FROM tail WHERE id <= \(tailsBefore) AND last > \(answersBefore)") == 0)
+            #expect(try db.integer("SELECT count(*) FROM tail WHERE id <= \(tailsBefore)") == tailsBefore)
+        }
     }
 
     /// Bytes that stay put while the store refers to them (as the engine's rendered tails do).

@@ -5,11 +5,14 @@ import Glibc
 #endif
 
 /// A stand-in for `serve` on 127.0.0.1: takes one connection, answers every line it reads with
-/// `{"ok":true}` and keeps the lines, so a test can read what a client put on the wire.
+/// `{"ok":true}` and keeps the lines, so a test can read what a client put on the wire. Its
+/// thread never waits for the client unbounded: it looks a tenth of a second at a time, so that
+/// `stop()` ends it whether a client never came or never closed.
 final class LineEchoServer: Sendable {
     let port: Int
     private let received = Mutex<[String]>([])
     private let done = Mutex(false)
+    private let stopping = Atomic<Bool>(false)
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -27,13 +30,14 @@ final class LineEchoServer: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
         let thread = Thread { [self] in
             defer { close(listener); done.withLock { $0 = true } }
+            guard readable(listener) else { return }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
             defer { close(connection) }
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             let reply = Array("{\"ok\":true}\n".utf8)
-            while true {
+            while readable(connection) {
                 let n = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress!, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return }
@@ -49,9 +53,30 @@ final class LineEchoServer: Sendable {
         thread.start()
     }
 
+    /// Waits until `descriptor` can be read (a client to accept, bytes or the end of a
+    /// connection), a tenth of a second at a time: false once `stop()` was called.
+    private func readable(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while !stopping.load(ordering: .acquiring) {
+            let ready = poll(&entry, 1, 100)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
+        }
+        return false
+    }
+
     /// The lines read, once the client has closed its connection (waits at most 30 s).
     func lines() -> [String] {
         for _ in 0..<3000 where !done.withLock({ $0 }) { usleep(10_000) }
         return received.withLock { $0 }
+    }
+
+    /// Ends the server's thread, whether a client never connected or never closed its connection,
+    /// and waits until it has (at most 30 s; then false). The lines read so far stay.
+    @discardableResult
+    func stop() -> Bool {
+        stopping.store(true, ordering: .releasing)
+        for _ in 0..<3000 where !done.withLock({ $0 }) { usleep(10_000) }
+        return done.withLock { $0 }
     }
 }

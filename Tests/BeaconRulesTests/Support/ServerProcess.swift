@@ -47,6 +47,26 @@ final class ServerProcess: Sendable {
         throw StartFailure(description: "\(command) did not start listening: \(String(decoding: stderr.get(), as: UTF8.self))")
     }
 
+    /// Starts `serve` (or `command`) as `start` does, runs `body` with it, and stops it, awaited,
+    /// however `body` ends: it returns or throws only once the server is gone, so no test leaves
+    /// its server running (nor a failing one its process). A body may stop the server itself
+    /// first (to read its state file): stopping again does nothing.
+    static func with<Result>(
+        _ arguments: [String], directory: String = Paths.root.path, command: String = "serve",
+        _ body: (ServerProcess) async throws -> Result
+    ) async throws -> Result {
+        let server = try await start(arguments, directory: directory, command: command)
+        let result: Result
+        do {
+            result = try await body(server)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        return result
+    }
+
     private init(process: Process, port: Int, stdout: Captured, stderr: Captured) {
         self.process = process
         self.port = port
