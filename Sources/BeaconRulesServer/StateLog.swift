@@ -34,9 +34,11 @@ extension StateLog {
 
 extension SQLiteStateStore: StateLog {
     package var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
-    /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`).
+    /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`), and a step
+    /// of the journal's fold if the idle moments fell behind (`catchUpStep()`).
     package func repliesSent() {
         checkpointStep()
+        catchUpStep()
     }
     /// A step of the journal's fold (`foldStep()`).
     package func idleStep() -> Bool {

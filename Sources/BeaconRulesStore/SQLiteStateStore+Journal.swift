@@ -166,6 +166,9 @@ extension SQLiteStateStore {
     /// Measured at 2,000 events/s against 8 and 16 (docs/performance.md, "The fold in steps"):
     /// the lowest p99, for the most WAL a row.
     static let journalStepRows = 4
+    /// Rows from which a step is taken once the replies are sent, even with work waiting
+    /// (`catchUpStep()`).
+    static let journalCatchUpRows = 64
     /// A transaction whose changes pass this many bytes goes direct: a large group commit writes
     /// its pages once, to the tables.
     static let journalEntryLimit = 64 << 10
@@ -365,6 +368,15 @@ extension SQLiteStateStore {
         guard journal.rows >= Self.journalStepRows || nearlyFull else { return false }
         do { try fold(oldest: Self.journalStepRows, synced: true) } catch { return false }
         return journal.rows >= Self.journalStepRows || (nearlyFull && journal.rows > 0)
+    }
+
+    /// Once the replies are sent, work waiting or not: when the journal holds
+    /// `journalCatchUpRows` rows (the owner was seldom idle: a high rate), one step, not synced
+    /// (the next commit syncs it), so that the rows stay far from the last slot and `begin()`
+    /// never folds them all on a transaction's way.
+    package func catchUpStep() {
+        guard !inTransaction, journal.rows >= Self.journalCatchUpRows else { return }
+        try? fold(oldest: Self.journalStepRows, synced: false)
     }
 
     /// At open: the entries a crash left in the journal applied to the tables, in order, and blanked,

@@ -357,6 +357,27 @@ struct SQLiteJournalTests {
         #expect(try Self.tables(store) == Self.tables(reference))
     }
 
+    @Test func behindTheStepsAStepIsTakenOnceTheRepliesAreSent() throws {
+        let store = try SQLiteStateStore(path: directory + "/catch-up.db")
+        defer { store.close() }
+        let storage = Storage()
+        let from = SQLiteStateStore.journalCatchUpRows
+        // No idle moment: the rows gather; below the mark nothing is folded.
+        for n in 0..<from {
+            try Self.event(n, store, storage)
+            store.catchUpStep()
+        }
+        #expect(store.journalRows == from - 1)
+        #expect(store.journalFolds == 0)
+        // From the mark on, a step after each commit holds the rows there, far from the last slot.
+        for n in from..<(from + 300) {
+            try Self.event(n, store, storage)
+            store.catchUpStep()
+            #expect(store.journalRows < from)
+        }
+        #expect(store.journalFolds > 0)
+    }
+
     @Test func afterAStepTheReadsSeeTheTablesAndTheRowsLeft() throws {
         let store = try SQLiteStateStore(path: directory + "/overlay.db")
         defer { store.close() }
