@@ -78,33 +78,40 @@ struct SQLiteJournalTests {
         #expect(pages.filter { $0 == 1 }.count > pages.count * 9 / 10, "\(Dictionary(grouping: pages) { $0 }.mapValues(\.count))")
     }
 
-    @Test func foldingGivesTheTablesTheDirectWritesGive() throws {
-        let journaled = try SQLiteStateStore(path: directory + "/journaled.db")
-        let direct = try SQLiteStateStore(path: directory + "/direct.db")
+    /// Two stores, `a` and `b` in the test's folder, closed after `body`.
+    func withStores(_ a: String, _ b: String, _ body: (SQLiteStateStore, SQLiteStateStore) throws -> Void) throws {
+        let (first, second) = (try SQLiteStateStore(path: directory + "/" + a), try SQLiteStateStore(path: directory + "/" + b))
         defer {
-            journaled.close()
-            direct.close()
+            first.close()
+            second.close()
         }
-        let storage = Storage()
-        for n in 0..<700 {
-            try Self.event(n, journaled, storage)
-            try Self.event(n, direct, storage, direct: true)
-            // A step now and then: the rows accumulate past the steps, and the slots run out.
-            if n % 50 == 0 { journaled.foldStep() }
-            // The same event again: answered from the journal (or the table), nothing changes.
-            if n % 7 == 0 {
-                #expect(journaled.answer(event: "ev-\(n)") == direct.answer(event: "ev-\(n)"))
+        try body(first, second)
+    }
+
+    @Test func foldingGivesTheTablesTheDirectWritesGive() throws {
+        try withStores("journaled.db", "direct.db") { journaled, direct in
+            let storage = Storage()
+            for n in 0..<700 {
+                try Self.event(n, journaled, storage)
+                try Self.event(n, direct, storage, direct: true)
+                // A step now and then: the rows accumulate past the steps, and the slots run out.
+                if n % 50 == 0 { journaled.foldStep() }
+                // The same event again: answered from the journal (or the table), nothing changes.
+                if n % 7 == 0 {
+                    #expect(journaled.answer(event: "ev-\(n)") == direct.answer(event: "ev-\(n)"))
+                }
             }
+            #expect(journaled.journalFolds > 0)
+            #expect(direct.journalFolds == 0)
+            let (journaledRows, directRows) = (try Self.tables(journaled), try Self.tables(direct))
+            #expect(journaledRows == directRows)
+            let (a, b) = (try journaled.export(), try direct.export())
+            #expect(a.firings == b.firings)
+            #expect(a.answers.map(\.event) == b.answers.map(\.event))
+            #expect(a.answers.map(\.records) == b.answers.map(\.records))
+            #expect(a.ledger.map(\.key) == b.ledger.map(\.key))
+            #expect(a.ledger.map(\.line) == b.ledger.map(\.line))
         }
-        #expect(journaled.journalFolds > 0)
-        #expect(direct.journalFolds == 0)
-        #expect(try Self.tables(journaled) == Self.tables(direct))
-        let (a, b) = (try journaled.export(), try direct.export())
-        #expect(a.firings == b.firings)
-        #expect(a.answers.map(\.event) == b.answers.map(\.event))
-        #expect(a.answers.map(\.records) == b.answers.map(\.records))
-        #expect(a.ledger.map(\.key) == b.ledger.map(\.key))
-        #expect(a.ledger.map(\.line) == b.ledger.map(\.line))
     }
 
     @Test func theJournalIsReplayedAtOpenAfterACrash() throws {
@@ -326,35 +333,34 @@ struct SQLiteJournalTests {
     }
 
     @Test func theWholeFoldStillHappensWhenNoSlotIsLeft() throws {
-        let store = try SQLiteStateStore(path: directory + "/bound.db")
-        let reference = try SQLiteStateStore(path: directory + "/bound-reference.db")
-        defer {
-            store.close()
-            reference.close()
+        try withStores("bound.db", "bound-reference.db") { store, reference in
+            let storage = Storage()
+            let step = SQLiteStateStore.journalStepRows
+            for n in 0..<100 {
+                try Self.event(n, store, storage)
+                try Self.event(n, reference, storage)
+            }
+            store.foldStep()
+            // Every slot used: those of the step blank, the rest the rows left.
+            for n in 100...SQLiteStateStore.journalFoldRows {
+                try Self.event(n, store, storage)
+                try Self.event(n, reference, storage)
+            }
+            #expect(store.journalRows == SQLiteStateStore.journalFoldRows - step)
+            let filled = try store.db.integer(Self.filled)
+            #expect(filled == Int64(SQLiteStateStore.journalFoldRows - step))
+            let folds = store.journalFolds
+            // The next transaction folds everything first, then takes the first slot.
+            try Self.event(SQLiteStateStore.journalFoldRows + 1, store, storage)
+            try Self.event(SQLiteStateStore.journalFoldRows + 1, reference, storage)
+            #expect(store.journalFolds == folds + 1)
+            #expect(store.journalRows == 1)
+            let (filledAfter, first) = (try store.db.integer(Self.filled), try store.db.integer(Self.firstFilled))
+            #expect(filledAfter == 1)
+            #expect(first == 1)
+            let (rows, referenceRows) = (try Self.tables(store), try Self.tables(reference))
+            #expect(rows == referenceRows)
         }
-        let storage = Storage()
-        let step = SQLiteStateStore.journalStepRows
-        for n in 0..<100 {
-            try Self.event(n, store, storage)
-            try Self.event(n, reference, storage)
-        }
-        store.foldStep()
-        // Every slot used: those of the step blank, the rest the rows left.
-        for n in 100...SQLiteStateStore.journalFoldRows {
-            try Self.event(n, store, storage)
-            try Self.event(n, reference, storage)
-        }
-        #expect(store.journalRows == SQLiteStateStore.journalFoldRows - step)
-        #expect(try store.db.integer(Self.filled) == Int64(SQLiteStateStore.journalFoldRows - step))
-        let folds = store.journalFolds
-        // The next transaction folds everything first, then takes the first slot.
-        try Self.event(SQLiteStateStore.journalFoldRows + 1, store, storage)
-        try Self.event(SQLiteStateStore.journalFoldRows + 1, reference, storage)
-        #expect(store.journalFolds == folds + 1)
-        #expect(store.journalRows == 1)
-        #expect(try store.db.integer(Self.filled) == 1)
-        #expect(try store.db.integer(Self.firstFilled) == 1)
-        #expect(try Self.tables(store) == Self.tables(reference))
     }
 
     @Test func behindTheStepsAStepIsTakenOnceTheRepliesAreSent() throws {
