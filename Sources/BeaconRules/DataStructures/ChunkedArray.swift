@@ -4,11 +4,24 @@
 /// array, 10 to 100 ms for tens of megabytes on a busy machine, and as long again for the
 /// kernel to take back the old copy's pages).
 ///
-/// A value, as `Array` is: copies share the chunks until one of them changes (then that one
-/// copies them all, as an `Array` would). The chunks are reached through plain pointers, so that a
-/// read is two loads and no reference counting (an array of arrays retained and released the
-/// chunk at every read: a tenth more instructions per event in `replay`).
+/// A value, as `Array` is: copies share the chunks until one of them changes. Then, for elements
+/// that hold no references (`_isPOD`: plain numbers and structs of them), the copy that changes
+/// takes its own copy of the chunks it changes, one chunk at a time, and shares the rest: a
+/// transaction that keeps the delivery ledger as it was, for a retry, and changes a few of its
+/// entries copies those entries' chunks, not the ledger (docs/performance.md). For other elements
+/// the one that changes copies them all, as an `Array` would. The chunks are reached through plain
+/// pointers, so that a read is two loads and no reference counting (an array of arrays retained and
+/// released the chunk at every read: a tenth more instructions per event in `replay`); an array
+/// that was never copied counts no references on a write either.
 package struct ChunkedArray<Element> {
+    /// A chunk that copies share: freed when the last storage holding it lets it go. Its
+    /// references count those storages.
+    private final class SharedChunk {
+        let base: UnsafeMutableRawPointer
+        init(_ base: UnsafeMutableRawPointer) { self.base = base }
+        deinit { base.deallocate() }
+    }
+
     private final class Storage {
         let shift: Int
         /// The chunks' first elements; nil for a chunk released (`releaseChunk`).
@@ -18,6 +31,11 @@ package struct ChunkedArray<Element> {
         var chunkCount = 0
         /// Elements initialized (in released chunks too: they are not counted out).
         var count = 0
+        /// Once this storage's chunks are shared with a copy (elements without references only):
+        /// per chunk its `SharedChunk`, which frees it; a chunk is this storage's own to change when
+        /// no other storage holds its `SharedChunk`. Nil until the first copy: then the chunks are
+        /// this storage's alone and freed by it.
+        var owners: UnsafeMutablePointer<SharedChunk?>?
 
         init(shift: Int) {
             self.shift = shift
@@ -37,20 +55,57 @@ package struct ChunkedArray<Element> {
                 grown.moveInitialize(from: chunks, count: chunkCount)
                 chunks.deallocate()
                 chunks = grown
+                if let owners {
+                    let more = UnsafeMutablePointer<SharedChunk?>.allocate(capacity: chunkRoom * 2)
+                    more.moveInitialize(from: owners, count: chunkCount)
+                    owners.deallocate()
+                    self.owners = more
+                }
                 chunkRoom *= 2
             }
-            chunks[chunkCount] = .allocate(capacity: chunkSize)
+            let chunk = UnsafeMutablePointer<Element>.allocate(capacity: chunkSize)
+            chunks[chunkCount] = chunk
+            owners?.advanced(by: chunkCount).initialize(to: SharedChunk(UnsafeMutableRawPointer(chunk)))
             chunkCount += 1
         }
 
         func releaseChunk(_ c: Int) {
             guard let chunk = chunks[c] else { return }
+            chunks[c] = nil
+            if let owners {
+                owners[c] = nil
+                return
+            }
             chunk.deinitialize(count: filled(c))
             chunk.deallocate()
-            chunks[c] = nil
+        }
+
+        /// Frees the last chunk (empty), as `releaseChunk` does.
+        func dropLastChunk() {
+            releaseChunk(chunkCount - 1)
+            owners?.advanced(by: chunkCount - 1).deinitialize(count: 1)
+            chunkCount -= 1
+        }
+
+        /// Makes chunk `c` this storage's own to change: a chunk that a copy still holds is
+        /// copied (its filled elements) and the copy's kept. Nothing when the chunks were never
+        /// shared.
+        @inline(__always)
+        func own(_ c: Int) {
+            guard let owners, !isKnownUniquelyReferenced(&owners[c]) else { return }
+            ownShared(c)
+        }
+
+        private func ownShared(_ c: Int) {
+            guard let owners, let chunk = chunks[c] else { return }
+            let mine = UnsafeMutablePointer<Element>.allocate(capacity: chunkSize)
+            mine.initialize(from: chunk, count: filled(c))
+            chunks[c] = mine
+            owners[c] = SharedChunk(UnsafeMutableRawPointer(mine))
         }
 
         func copy() -> Storage {
+            if _isPOD(Element.self) { return share() }
             let copy = Storage(shift: shift)
             for c in 0..<chunkCount {
                 copy.addChunk()
@@ -65,8 +120,37 @@ package struct ChunkedArray<Element> {
             return copy
         }
 
+        /// A storage holding the same chunks (elements without references): each chunk is then
+        /// copied by whichever storage changes it first (`own`).
+        private func share() -> Storage {
+            if owners == nil {
+                let adopted = UnsafeMutablePointer<SharedChunk?>.allocate(capacity: chunkRoom)
+                for c in 0..<chunkCount {
+                    (adopted + c).initialize(to: chunks[c].map { SharedChunk(UnsafeMutableRawPointer($0)) })
+                }
+                owners = adopted
+            }
+            let copy = Storage(shift: shift)
+            copy.chunks.deallocate()
+            copy.chunks = .allocate(capacity: chunkRoom)
+            copy.chunks.initialize(from: chunks, count: chunkCount)
+            let shared = UnsafeMutablePointer<SharedChunk?>.allocate(capacity: chunkRoom)
+            shared.initialize(from: owners.unsafelyUnwrapped, count: chunkCount)
+            copy.owners = shared
+            copy.chunkRoom = chunkRoom
+            copy.chunkCount = chunkCount
+            copy.count = count
+            return copy
+        }
+
         deinit {
-            for c in 0..<chunkCount { releaseChunk(c) }
+            if let owners {
+                // The elements hold no references: the last storage to let a chunk go frees it.
+                owners.deinitialize(count: chunkCount)
+                owners.deallocate()
+            } else {
+                for c in 0..<chunkCount { releaseChunk(c) }
+            }
             chunks.deallocate()
         }
     }
@@ -99,6 +183,7 @@ package struct ChunkedArray<Element> {
         @inline(__always) _modify {
             precondition(i >= 0 && i < storage.count, "index \(i) out of a ChunkedArray of \(storage.count)")
             makeUnique()
+            storage.own(i &>> shift)
             yield &storage.chunks[i &>> shift].unsafelyUnwrapped[i & mask]
         }
     }
@@ -158,7 +243,7 @@ package struct ChunkedArray<Element> {
 
     package mutating func append(_ element: Element) {
         makeUnique()
-        if storage.count == storage.chunkCount << shift { storage.addChunk() }
+        if storage.count == storage.chunkCount << shift { storage.addChunk() } else { storage.own(storage.count &>> shift) }
         (storage.chunks[storage.count &>> shift].unsafelyUnwrapped + (storage.count & mask)).initialize(to: element)
         storage.count += 1
     }
@@ -168,7 +253,7 @@ package struct ChunkedArray<Element> {
         makeUnique()
         var left = n
         while left > 0 {
-            if storage.count == storage.chunkCount << shift { storage.addChunk() }
+            if storage.count == storage.chunkCount << shift { storage.addChunk() } else { storage.own(storage.count &>> shift) }
             let offset = storage.count & mask
             let piece = Swift.min(left, chunkSize - offset)
             (storage.chunks[storage.count &>> shift].unsafelyUnwrapped + offset).initialize(repeating: element, count: piece)
@@ -187,8 +272,7 @@ package struct ChunkedArray<Element> {
         storage.count -= 1
         let last = (storage.chunks[storage.count &>> shift].unsafelyUnwrapped + (storage.count & mask)).move()
         if storage.chunkCount >= 2 && storage.count <= (storage.chunkCount - 2) << shift {
-            storage.chunks[storage.chunkCount - 1].unsafelyUnwrapped.deallocate()
-            storage.chunkCount -= 1
+            storage.dropLastChunk()
         }
         return last
     }
@@ -201,6 +285,8 @@ package struct ChunkedArray<Element> {
         precondition(i >= 0 && i < storage.count && j >= 0 && j < storage.count, "swapping outside a ChunkedArray")
         guard i != j else { return }
         makeUnique()
+        storage.own(i &>> shift)
+        storage.own(j &>> shift)
         let p = storage.chunks[i &>> shift].unsafelyUnwrapped + (i & mask)
         let q = storage.chunks[j &>> shift].unsafelyUnwrapped + (j & mask)
         let t = p.move()
@@ -228,6 +314,7 @@ package struct ChunkedArray<Element> {
         precondition(i >= 0 && i < storage.count, "index \(i) out of a ChunkedArray of \(storage.count)")
         makeUnique()
         let c = i &>> shift
+        storage.own(c)
         return try body(UnsafeMutableBufferPointer(start: storage.chunks[c].unsafelyUnwrapped, count: storage.filled(c)), i & mask)
     }
 
@@ -239,6 +326,7 @@ package struct ChunkedArray<Element> {
         precondition(source >= 0 && source + n <= storage.count && destination >= 0 && destination + n <= storage.count, "copying outside a ChunkedArray")
         assert((source & mask) + n <= chunkSize && (destination & mask) + n <= chunkSize, "copying across a chunk's end")
         makeUnique()
+        storage.own(destination &>> shift)
         let from = storage.chunks[source &>> shift].unsafelyUnwrapped + (source & mask)
         let to = storage.chunks[destination &>> shift].unsafelyUnwrapped + (destination & mask)
         to.update(from: from, count: n)
