@@ -61,8 +61,8 @@ package final class SQLiteStateStore: SuppressionStore {
     let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     let insertAnswer: SQLiteStatement
-    /// A fold's answer (`foldAnswer`): added, or, when the table holds its id already, moved
-    /// to its row with its records.
+    /// A fold's answer (`write(_:folding:)`): added, or, when the table holds its id already
+    /// (`replaceAnswer`), moved to the journal's row with the journal's records.
     let foldAnswer: SQLiteStatement
     let replaceAnswer: SQLiteStatement
     let insertJournal: SQLiteStatement
