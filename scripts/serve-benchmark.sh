@@ -11,7 +11,8 @@
 # With BASELINE=DIR (a folder holding another build's beaconrules, e.g. main's), the in-memory
 # and the --state runs are also made with that binary, each right after this one's, for a
 # before/after in one run. STATE_ONLY=1 runs only the default --state run (and its baseline),
-# for quicker iterations; the default runs everything.
+# for quicker iterations; the default runs everything. BASELINE_FIRST=1 runs the baseline's --state
+# run before this build's (the other order, to tell the machine's drift from the builds').
 # Bytes written are also read from the server's /proc/PID/io, before and after each phase:
 # write_bytes (what reached the block layer: the WAL, the checkpoints' copies into the file) and
 # wchar (every write(2)/pwrite(2), the replies on the sockets included), an event and a commit.
@@ -94,13 +95,23 @@ if [ -z "${STATE_ONLY:-}" ]; then
     # The engine on a thread of its own instead of on one of the event loops (the hidden flag).
     run "in memory, engine thread" --engine-thread
 fi
-run "--state" --state "$work/state.db"
-echo "== state file: $(du -h "$work/state.db" | cut -f1)"
-if [ -n "${BASELINE:-}" ]; then
+this_state() {
+    rm -f "$work"/state.db*
+    run "--state" --state "$work/state.db"
+    echo "== state file: $(du -h "$work/state.db" | cut -f1)"
+}
+baseline_state() {
     rm -f "$work"/state.db*
     serve_bin=$BASELINE run "--state, baseline $BASELINE" --state "$work/state.db"
     echo "== state file: $(du -h "$work/state.db" | cut -f1)"
     serve_bin=
+}
+if [ -n "${BASELINE:-}" ] && [ -n "${BASELINE_FIRST:-}" ]; then
+    baseline_state
+    this_state
+else
+    this_state
+    [ -n "${BASELINE:-}" ] && baseline_state
 fi
 [ -n "${STATE_ONLY:-}" ] && exit 0
 # The same with SQLite's checkpoints inside the commits, as before the checkpointer thread.

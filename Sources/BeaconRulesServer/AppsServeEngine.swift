@@ -50,5 +50,10 @@ final class AppsServeEngine: ServeEngine, @unchecked Sendable {
         }
     }
 
+    /// The apps share one state (or none): the first lane with idle work does a step of it.
+    func idleStep() -> Bool {
+        lanes.contains { $0.engine.idleStep() }
+    }
+
     func close() { closeState() }
 }

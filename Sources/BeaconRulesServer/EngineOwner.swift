@@ -197,8 +197,9 @@ package final class EngineOwner: SerialExecutor, Sendable {
 
     /// The owner's thread, until the mailbox is closed and drained (and the engine has done what
     /// it took: a transaction awaiting the database resumes here): the actor's tasks run as they
-    /// come, `serve`'s jobs between them in transactions; with no work for a clock tick while
-    /// presence is pending, the clock alone moves it on.
+    /// come, `serve`'s jobs between them in transactions; while nothing is queued the engine's
+    /// idle work goes on a step at a time (`ServeEngine.idleStep()`: the state file's fold); with
+    /// no work for a clock tick while presence is pending, the clock alone moves it on.
     private static func run(_ engine: (any ServeEngine)?, _ mailbox: Mailbox, executor: UnownedSerialExecutor) {
         engine?.start(on: executor)
         while let entries = mailbox.takeAll(waitingAtMost: engine?.isIdle == false ? clockTick : nil, whileBusy: engine?.isBusy ?? false) {
@@ -218,6 +219,8 @@ package final class EngineOwner: SerialExecutor, Sendable {
                 }
             }
             apply(jobs, on: engine)
+            // Idle: the engine's idle work a short step at a time, while nothing is queued.
+            while let engine, mailbox.isEmpty, engine.idleStep() {}
         }
         engine?.close()
         mailbox.finished()

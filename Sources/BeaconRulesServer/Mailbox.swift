@@ -49,6 +49,13 @@ final class Mailbox: @unchecked Sendable {
         return taken
     }
 
+    /// Whether anything is queued (the owner does idle work only while nothing is).
+    var isEmpty: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.isEmpty
+    }
+
     /// Queues an actor's task. Never refused: an executor runs every job it is given, and none
     /// comes once the owner is released (each holds its actor, which holds the owner).
     func post(task: UnownedJob) {

@@ -36,6 +36,11 @@ final class OwnerLoop<Store: SuppressionStore, Log: StateLog> {
         log.repliesSent()
     }
 
+    /// The owner is idle: a step of the log's idle work (see `StateLog.idleStep()`).
+    func idleStep() -> Bool {
+        log.idleStep()
+    }
+
     func tickIfDue() {
         if !pipeline.engine.layer.isIdle { tick() }
     }

@@ -19,6 +19,9 @@ protocol ServeEngine: Sendable {
     func apply(_ jobs: [EngineOwner.Job])
     /// A wake with no work: the clock alone may confirm exits and fire dwells.
     func tick()
+    /// Nothing is waiting: one step of the work kept for idle moments (see
+    /// `StateLog.idleStep()`); whether another is due.
+    func idleStep() -> Bool
     /// Closes the store.
     func close()
     /// Calls `body` (on the owner) once the work taken is done: at once for an engine that applies
@@ -62,6 +65,7 @@ extension OwnerLoopEngine {
     func process(_ jobs: [EngineOwner.Job]) -> [(any ReplyTarget, ByteBuffer)] { loop.process(jobs) }
     func repliesSent() { loop.repliesSent() }
     func tick() { loop.tick() }
+    func idleStep() -> Bool { loop.idleStep() }
     func tickIfDue() { loop.tickIfDue() }
     func close() { loop.close() }
 }
@@ -100,6 +104,8 @@ final class SharedServeEngine<Drain: SharedDrain>: ServeEngine, @unchecked Senda
     var isBusy: Bool { started.assumeIsolated { $0.isDraining } }
     func apply(_ jobs: [EngineOwner.Job]) { started.assumeIsolated { $0.take(jobs) } }
     func tick() { started.assumeIsolated { $0.tick() } }
+    /// Nothing kept for idle moments on a database.
+    func idleStep() -> Bool { false }
     func close() { started.assumeIsolated { $0.close() } }
     func whenDone(_ body: @escaping @Sendable () -> Void) { started.assumeIsolated { $0.whenDrained(body) } }
 }

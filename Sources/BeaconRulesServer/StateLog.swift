@@ -19,20 +19,29 @@ package protocol StateLog: AnyObject, AnswerLog {
     /// The replies of the last commit are on their way: work a commit left for between two
     /// transactions runs now, before the next `begin()` (the state file's last checkpoint frames).
     func repliesSent()
+    /// The owner is idle (nothing waiting): one short step of work kept for such moments (the
+    /// state file's journal folded a few rows at a time); whether another step is due.
+    func idleStep() -> Bool
 }
 
 extension StateLog {
     package var walActivity: SQLiteStateStore.WALActivity? { nil }
     /// Nothing left for between transactions.
     package func repliesSent() {}
+    /// Nothing kept for idle moments.
+    package func idleStep() -> Bool { false }
 }
 
 extension SQLiteStateStore: StateLog {
     package var fileBytes: Int? { path == ":memory:" ? nil : HeldState.fileBytes(at: path) }
-    /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`), and the
-    /// journal folded into the tables once it holds `journalIdleFoldRows` rows.
+    /// The WAL's last frames copied back, if a commit left them (`checkpointStep()`), and a step
+    /// of the journal's fold if the idle moments fell behind (`catchUpStep()`).
     package func repliesSent() {
         checkpointStep()
-        foldWhenIdle()
+        catchUpStep()
+    }
+    /// A step of the journal's fold (`foldStep()`).
+    package func idleStep() -> Bool {
+        foldStep()
     }
 }

@@ -3,9 +3,10 @@
 /// writing the pages of four B-trees (`answered`, its index `answered_event`, `firing`, `ledger`).
 /// The changes stay in memory (`Journal`: the overlay, which `lastFiring`, `lastFirings`,
 /// `answer(event:)` and the retention sweep of `firing` read first) until they are folded into
-/// the tables (`fold()`): every `journalIdleFoldRows` rows once the replies are sent
-/// (`repliesSent()`), and at the latest at `journalFoldRows` rows (or `journalFoldBytes`) when the
-/// next transaction begins. A fold applies the changes and blanks the slots they came from in one
+/// the tables: in short steps of the oldest `journalStepRows` rows whenever the owner is idle
+/// (`foldStep()`, no line waiting), and whole (`fold()`) when the next transaction begins with no
+/// slot left or `journalFoldBytes` in the journal, and before anything reads what only the tables
+/// answer. A fold applies the oldest rows' changes and blanks the slots they came from in one
 /// transaction, so a crash before, during or after it loses nothing: what a fold did not make
 /// durable is still in the journal, replayed when the file is opened (`replayJournal`).
 ///
@@ -17,8 +18,8 @@
 /// written, and from then on every write goes to the tables as before version 5.
 ///
 /// The table holds `journalFoldRows` slots, each a blank (`journalSlotBytes` zero bytes) until a
-/// commit overwrites it: the commits after a fold fill slots 1, 2, ... in order, and a fold blanks
-/// them again. Rows appended and deleted would allocate a page every few commits from the free
+/// commit overwrites it: the commits fill slots 1, 2, ... in order, a fold blanks the oldest
+/// rows' slots, and once every row is folded the next commit takes slot 1 again. Rows appended and deleted would allocate a page every few commits from the free
 /// list (the page, its parent, page 1, the free list's trunk and a pointer-map page: five frames
 /// where the row's own leaf is one); a slot overwritten by an entry no larger than the blank is
 /// rewritten on its own leaf page.
@@ -40,38 +41,54 @@ struct Journal {
         /// The open transaction writes to the tables (the journal folded into it).
         case direct
     }
+    /// One committed transaction's change: the slot it was written to, its number (counted up
+    /// since the store opened: what the overlay tags its values with) and its encoded bytes.
+    struct Row {
+        var number: Int64
+        var slot: Int64
+        var changes: [StateChange]
+        var bytes: Int
+    }
 
     var mode = Mode.idle
     /// The open transaction's changes while it is journaled, and about their encoded size.
     var pending: [StateChange] = []
     var pendingBytes = 0
-    /// Committed changes not yet folded into the tables, in order; the journal's rows they came
-    /// from (the last one's `seq`), and their bytes.
-    var committed: [StateChange] = []
-    var rows = 0
+    /// Committed rows not yet folded into the tables, oldest first, in consecutive slots, and
+    /// their bytes.
+    var committed: [Row] = []
     var bytes = 0
-    var lastSeq: Int64 = 0
-    /// The overlay: the newest suppression time and the answers of `committed` and `pending`.
-    var firings: [FiringKey: Int64] = [:]
-    var answers: [AnswerKey: [UInt8]] = [:]
+    /// The slot the next commit overwrites: every slot from it on is blank, and so is every slot
+    /// before the oldest row of `committed` (a fold blanks the oldest rows first).
+    var nextSlot: Int64 = 1
+    /// The number the next committed row takes; the open transaction's changes are tagged with it.
+    var nextRow: Int64 = 1
+    /// The overlay: the newest suppression time and the answers of `committed` and `pending`,
+    /// each with the number of the row it came from, so that a fold of the oldest rows drops
+    /// exactly what it wrote to the tables (a later row's change of the same key stays).
+    var firings: [FiringKey: (time: Int64, row: Int64)] = [:]
+    var answers: [AnswerKey: (stored: [UInt8], row: Int64)] = [:]
     /// The row number the next answer takes (the table's largest and the journal's, plus one).
     var nextAnswerRow: Int64 = 1
-    /// Folds so far, and the pages they wrote to the WAL.
+    /// Folds so far (a step of a few rows counts as one), and the pages they wrote to the WAL.
     var folds = 0
     var foldPages = 0
     /// Pages the last commit wrote to the WAL (a journaled commit: its row's pages).
     var lastCommitPages = 0
 
+    /// Unfolded rows.
+    var rows: Int { committed.count }
+
     /// Whether the overlay holds what the tables do not: not inside a transaction gone direct,
     /// whose tables hold it all.
     var overlayValid: Bool { mode != .direct }
 
-    mutating func overlay(_ change: StateChange) {
+    mutating func overlay(_ change: StateChange, row: Int64) {
         switch change {
         case .firing(let app, let device, let campaign, let time):
-            firings[FiringKey(app: app, device: device, campaign: campaign)] = time
+            firings[FiringKey(app: app, device: device, campaign: campaign)] = (time, row)
         case .answer(_, let app, let event, let stored, _):
-            answers[AnswerKey(app: app, event: event)] = stored
+            answers[AnswerKey(app: app, event: event)] = (stored, row)
         case .ledgerDeleted, .ledgerSaved:
             break
         }
@@ -81,14 +98,53 @@ struct Journal {
     mutating func rebuildOverlay() {
         firings.removeAll(keepingCapacity: true)
         answers.removeAll(keepingCapacity: true)
-        for change in committed { overlay(change) }
+        for row in committed {
+            for change in row.changes { overlay(change, row: row.number) }
+        }
     }
 
-    /// After a fold: the tables hold everything.
+    /// The open transaction committed as the row in slot `slot`.
+    mutating func commitPending(slot: Int64, bytes entry: Int) {
+        committed.append(Row(number: nextRow, slot: slot, changes: pending, bytes: entry))
+        nextRow += 1
+        nextSlot = slot + 1
+        bytes += entry
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+    }
+
+    /// After a fold of the oldest `count` rows: they leave, and so does every value of the
+    /// overlay they gave that no later row changed. When none is left every slot is blank, and
+    /// the next commit takes the first.
+    mutating func folded(oldest count: Int) {
+        if count >= committed.count {
+            folded()
+            return
+        }
+        let last = committed[count - 1].number
+        for row in committed[..<count] {
+            bytes -= row.bytes
+            for change in row.changes {
+                switch change {
+                case .firing(let app, let device, let campaign, _):
+                    let key = FiringKey(app: app, device: device, campaign: campaign)
+                    if let newest = firings[key], newest.row <= last { firings[key] = nil }
+                case .answer(_, let app, let event, _, _):
+                    let key = AnswerKey(app: app, event: event)
+                    if let newest = answers[key], newest.row <= last { answers[key] = nil }
+                case .ledgerDeleted, .ledgerSaved:
+                    break
+                }
+            }
+        }
+        committed.removeFirst(count)
+    }
+
+    /// After a whole fold: the tables hold everything, every slot is blank.
     mutating func folded() {
         committed.removeAll(keepingCapacity: true)
-        rows = 0
         bytes = 0
+        nextSlot = 1
         firings.removeAll(keepingCapacity: true)
         answers.removeAll(keepingCapacity: true)
     }
@@ -98,21 +154,28 @@ extension SQLiteStateStore {
     /// The journal's table (version 5).
     static let journalTable = "CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, change BLOB NOT NULL)"
 
-    /// Journal rows past which the next `begin()` folds them first, whatever the load: the slots.
+    /// The slots: when the next commit would find none left (or the journal holds
+    /// `journalFoldBytes`), `begin()` folds everything first, whatever the load.
     static let journalFoldRows = 256
     /// A blank slot's size: three to a page of 4 KiB, about the size of one event's entry.
     static let journalSlotBytes = 1200
     /// Journal bytes past which the next `begin()` folds first: 1 MiB.
     static let journalFoldBytes = 1 << 20
-    /// Journal rows from which a fold runs once the replies are sent.
-    static let journalIdleFoldRows = 64
+    /// The rows a fold step takes when the owner is idle (`foldStep()`): a short transaction, so
+    /// that a line arriving meanwhile waits little; a step runs once the journal holds this many.
+    /// Measured at 2,000 events/s against 8 and 16 (docs/performance.md, "The fold in steps"):
+    /// the lowest p99, for the most WAL a row.
+    static let journalStepRows = 4
+    /// Rows from which a step is taken once the replies are sent, even with work waiting
+    /// (`catchUpStep()`).
+    static let journalCatchUpRows = 64
     /// A transaction whose changes pass this many bytes goes direct: a large group commit writes
     /// its pages once, to the tables.
     static let journalEntryLimit = 64 << 10
 
     /// Unfolded journal rows (tests, metrics).
     package var journalRows: Int { journal.rows }
-    /// Folds so far.
+    /// Folds so far (a step counts as one).
     package var journalFolds: Int { journal.folds }
     /// Pages the last commit wrote to the WAL.
     package var lastCommitPages: Int { journal.lastCommitPages }
@@ -122,22 +185,25 @@ extension SQLiteStateStore {
     func record(_ change: StateChange) {
         if journal.mode == .journaling {
             // An id answered twice fails as the table's unique key would (the pipeline looks an
-            // id up before it answers it, so only a caller's error does this).
+            // id up before it answers it, so only a caller's error does this). An id of the table
+            // (folded) answered again is not seen here: the fold lets the journal's answer win.
             if case .answer(_, let app, let event, _, _) = change, journal.answers[Journal.AnswerKey(app: app, event: event)] != nil {
                 note(StoreError(path: path, message: "UNIQUE constraint failed: answered.app, answered.event (event \(event))"))
                 return
             }
             journal.pending.append(change)
             journal.pendingBytes += change.size
-            journal.overlay(change)
+            journal.overlay(change, row: journal.nextRow)
             if journal.pendingBytes > Self.journalEntryLimit { _ = writesTables() }
             return
         }
         do { try write(change) } catch { note(error) }
     }
 
-    /// Writes one change to its table.
-    func write(_ change: StateChange) throws(StoreError) {
+    /// Writes one change to its table. `folding`: the change comes from the journal (a fold, the
+    /// replay at open), where an answer to an id the table holds already replaces it (the
+    /// journal's is the one the reads saw) instead of failing every fold after it.
+    func write(_ change: StateChange, folding: Bool = false) throws(StoreError) {
         switch change {
         case .firing(let app, let device, let campaign, let time):
             defer { upsertFiring.reset() }
@@ -147,20 +213,13 @@ extension SQLiteStateStore {
             upsertFiring.bind(4, app)
             _ = try upsertFiring.step()
         case .answer(let row, let app, let event, let stored, let at):
-            var id = event
-            // Bound without copies: both stay valid until the statement is reset, in the closures.
-            let result: Result<Bool, StoreError> = id.withUTF8 { utf8 in
-                stored.withUnsafeBytes { bytes in
-                    defer { insertAnswer.reset() }
-                    insertAnswer.bind(1, borrowingText: utf8)
-                    insertAnswer.bind(2, borrowing: bytes)
-                    insertAnswer.bind(3, at)
-                    insertAnswer.bind(4, app)
-                    insertAnswer.bind(5, row)
-                    do throws(StoreError) { return .success(try insertAnswer.step()) } catch { return .failure(error) }
-                }
+            try writeAnswer(folding ? foldAnswer : insertAnswer, row: row, app: app, event: event, stored: stored, at: at)
+            if folding && db.changes == 0 {
+                try writeAnswer(replaceAnswer, row: row, app: app, event: event, stored: stored, at: at)
+                // Counted twice, as the table's answer and as the journal's (as `remember` counts:
+                // in the open transaction until it commits).
+                if inTransaction { pendingAnswers -= 1 } else { heldAnswers -= 1 }
             }
-            _ = try result.get()
         case .ledgerDeleted(let seq):
             defer { deleteLedgerLine.reset() }
             deleteLedgerLine.bind(1, seq)
@@ -175,6 +234,25 @@ extension SQLiteStateStore {
         }
     }
 
+    /// An answer's row through `statement` (`insertAnswer`, `foldAnswer`, `replaceAnswer`: event
+    /// ?1, records ?2, at ?3, app ?4, row ?5).
+    private func writeAnswer(_ statement: SQLiteStatement, row: Int64, app: Int64, event: String, stored: [UInt8], at: Int64) throws(StoreError) {
+        var id = event
+        // Bound without copies: both stay valid until the statement is reset, in the closures.
+        let result: Result<Bool, StoreError> = id.withUTF8 { utf8 in
+            stored.withUnsafeBytes { bytes in
+                defer { statement.reset() }
+                statement.bind(1, borrowingText: utf8)
+                statement.bind(2, borrowing: bytes)
+                statement.bind(3, at)
+                statement.bind(4, app)
+                statement.bind(5, row)
+                do throws(StoreError) { return .success(try statement.step()) } catch { return .failure(error) }
+            }
+        }
+        _ = try result.get()
+    }
+
     /// Turns the open journaled transaction direct: `BEGIN IMMEDIATE`, the committed journal
     /// folded into it (its slots blanked), the transaction's own changes written. Nothing when no
     /// transaction is open or it is direct already.
@@ -184,7 +262,7 @@ extension SQLiteStateStore {
         try db.execute("BEGIN IMMEDIATE")
         journal.mode = .direct
         do throws(StoreError) {
-            try foldCommitted()
+            try foldOldest(journal.rows)
             for change in journal.pending { try write(change) }
             journal.pending.removeAll(keepingCapacity: true)
             journal.pendingBytes = 0
@@ -211,14 +289,18 @@ extension SQLiteStateStore {
         if inTransaction { try goDirect() } else { try fold() }
     }
 
-    /// The committed journal's changes written and its slots blanked, inside the open SQL
-    /// transaction.
-    private func foldCommitted() throws(StoreError) {
-        if journal.committed.isEmpty { return }
-        for change in journal.committed { try write(change) }
-        defer { blankJournalThrough.reset() }
-        blankJournalThrough.bind(1, journal.lastSeq)
-        _ = try blankJournalThrough.step()
+    /// The oldest `count` committed rows' changes written, in order, and their slots blanked,
+    /// inside the open SQL transaction.
+    private func foldOldest(_ count: Int) throws(StoreError) {
+        if count == 0 { return }
+        let rows = journal.committed[..<count]
+        for row in rows {
+            for change in row.changes { try write(change, folding: true) }
+        }
+        defer { blankJournalSlots.reset() }
+        blankJournalSlots.bind(1, rows[rows.startIndex].slot)
+        blankJournalSlots.bind(2, rows[rows.endIndex - 1].slot)
+        _ = try blankJournalSlots.step()
     }
 
     /// Whether a slot's bytes are a blank (no commit wrote it since the last fold).
@@ -239,39 +321,69 @@ extension SQLiteStateStore {
         INSERT OR IGNORE INTO journal (seq, change) SELECT n, zeroblob(\(journalSlotBytes)) FROM slot;
         """
 
-    /// Folds the journal into the tables, in a transaction of its own, between two of the owner's.
-    /// Its commit is not synced (`synchronous = NORMAL`): until a later commit syncs the WAL (which
-    /// holds the fold's frames before its own), a crash loses the fold and keeps the journal's rows,
-    /// which are folded again at open.
+    /// Folds the whole journal into the tables (`fold(oldest:synced:)`), not synced.
     package func fold() throws(StoreError) {
-        guard !inTransaction, !journal.committed.isEmpty else { return }
-        if path != ":memory:" { try db.execute("PRAGMA synchronous = NORMAL") }
-        defer { if path != ":memory:" { try? db.execute("PRAGMA synchronous = FULL") } }
+        try fold(oldest: journal.rows, synced: false)
+    }
+
+    /// Folds the oldest `count` rows of the journal into the tables and blanks their slots, in a
+    /// transaction of its own, between two of the owner's. Unless `synced` its commit is not
+    /// synced (`synchronous = NORMAL`): until a later commit syncs the WAL (which holds the fold's
+    /// frames before its own), a crash loses the fold and keeps the journal's rows, which are
+    /// folded again at open. A step (`foldStep()`) is synced, while the owner is idle, so that
+    /// the next reply's commit syncs its own page and not the step's. The rows left are the
+    /// newest, in the slots after those blanked: replayed at open in order, they are exactly what
+    /// the tables lack.
+    package func fold(oldest count: Int, synced: Bool) throws(StoreError) {
+        let count = min(count, journal.rows)
+        guard !inTransaction, count > 0 else { return }
+        let unsynced = path != ":memory:" && !synced
+        if unsynced { try db.execute("PRAGMA synchronous = NORMAL") }
+        defer { if unsynced { try? db.execute("PRAGMA synchronous = FULL") } }
         try db.execute("BEGIN IMMEDIATE")
+        let held = heldAnswers
         do throws(StoreError) {
-            try foldCommitted()
+            try foldOldest(count)
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
+            heldAnswers = held
             throw error
         }
-        journal.folded()
+        journal.folded(oldest: count)
         journal.folds += 1
         let pages = takePagesWritten()
         journal.foldPages += pages
     }
 
-    /// Once the replies are sent: a fold when the journal holds `journalIdleFoldRows` rows. A
-    /// failure leaves the journal as it is (the next `begin()` past the bound tries again, and
-    /// reports it).
-    package func foldWhenIdle() {
-        guard !inTransaction, journal.rows >= Self.journalIdleFoldRows else { return }
-        try? fold()
+    /// When the owner is idle (no work waiting, the replies sent): one short step of the fold,
+    /// `journalStepRows` rows, synced, once the journal holds that many; or, when the slots are nearly
+    /// used up, the few rows left, so that the next commit starts again at the first slot and
+    /// `begin()` never has to fold on a transaction's way. Whether another step is due. A failure
+    /// leaves the journal as it is (the next `begin()` past the bound tries again, and reports it).
+    @discardableResult
+    package func foldStep() -> Bool {
+        guard !inTransaction, journal.rows > 0 else { return false }
+        let nearlyFull = journal.nextSlot > Int64(Self.journalFoldRows - Self.journalStepRows)
+        guard journal.rows >= Self.journalStepRows || nearlyFull else { return false }
+        do { try fold(oldest: Self.journalStepRows, synced: true) } catch { return false }
+        return journal.rows >= Self.journalStepRows || (nearlyFull && journal.rows > 0)
+    }
+
+    /// Once the replies are sent, work waiting or not: when the journal holds
+    /// `journalCatchUpRows` rows (the owner was seldom idle: a high rate), one step, not synced
+    /// (the next commit syncs it), so that the rows stay far from the last slot and `begin()`
+    /// never folds them all on a transaction's way.
+    package func catchUpStep() {
+        guard !inTransaction, journal.rows >= Self.journalCatchUpRows else { return }
+        try? fold(oldest: Self.journalStepRows, synced: false)
     }
 
     /// At open: the entries a crash left in the journal applied to the tables, in order, and blanked,
-    /// in one transaction (so a crash during it leaves them to the next open). An entry that does
-    /// not decode stops the open with an error naming it.
+    /// in one transaction (so a crash during it leaves them to the next open). The entries are the
+    /// slots that are not blank: a fold blanks the oldest rows' slots, and the commits fill the
+    /// slots after the last one written, so those left are consecutive and in the order committed.
+    /// An entry that does not decode stops the open with an error naming it.
     func replayJournal() throws(StoreError) {
         let rows = try db.prepare("SELECT seq, change FROM journal ORDER BY seq")
         defer { rows.finalize() }
@@ -287,7 +399,7 @@ extension SQLiteStateStore {
         try db.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             for (seq, bytes) in entries {
-                for change in try JournalEntry.decode(bytes, seq: seq, path: path) { try write(change) }
+                for change in try JournalEntry.decode(bytes, seq: seq, path: path) { try write(change, folding: true) }
             }
             try blankJournal()
             try db.execute("COMMIT")
@@ -303,7 +415,7 @@ extension SQLiteStateStore {
         if journal.pending.isEmpty { return }
         let entry = JournalEntry.encode(journal.pending, capacity: journal.pendingBytes)
         // The next slot: `begin()` folds before the slots run out.
-        let slot = Int64(journal.rows + 1)
+        let slot = journal.nextSlot
         let result: Result<Bool, StoreError> = entry.withUnsafeBytes { bytes in
             defer { insertJournal.reset() }
             insertJournal.bind(1, borrowing: bytes)
@@ -312,12 +424,7 @@ extension SQLiteStateStore {
         }
         _ = try result.get()
         if db.changes != 1 { throw StoreError(path: path, message: "the journal has no slot \(slot)") }
-        journal.lastSeq = slot
-        journal.rows += 1
-        journal.bytes += entry.count
-        journal.committed.append(contentsOf: journal.pending)
-        journal.pending.removeAll(keepingCapacity: true)
-        journal.pendingBytes = 0
+        journal.commitPending(slot: slot, bytes: entry.count)
     }
 
     /// For tests: the file closed as a crash would leave it, the journal not folded.

@@ -20,7 +20,7 @@ extension SQLiteStateStore {
                 let due: (StateChange) -> Bool = {
                     if case .answer(_, _, _, _, let at) = $0 { at < time.milliseconds } else { false }
                 }
-                answersDue = journal.committed.contains(where: due) || journal.pending.contains(where: due)
+                answersDue = journal.committed.contains { $0.changes.contains(where: due) } || journal.pending.contains(where: due)
             }
             let outboxDue = try lastBefore(time, oldestOutbox, limit: limit) != nil
             if !answersDue && !outboxDue { return 0 }
@@ -71,7 +71,7 @@ extension SQLiteStateStore {
                 var time = sweepFirings.int64(2)
                 if journal.overlayValid, !journal.firings.isEmpty,
                    let newer = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaign)] {
-                    time = newer
+                    time = newer.time
                 }
                 if expiry.isExpired(campaign: CampaignID(canonical: campaign), time: time) {
                     expired.append((device, campaign))

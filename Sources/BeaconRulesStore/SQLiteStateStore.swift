@@ -61,8 +61,12 @@ package final class SQLiteStateStore: SuppressionStore {
     let upsertFiring: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     let insertAnswer: SQLiteStatement
+    /// A fold's answer (`write(_:folding:)`): added, or, when the table holds its id already
+    /// (`replaceAnswer`), moved to the journal's row with the journal's records.
+    let foldAnswer: SQLiteStatement
+    let replaceAnswer: SQLiteStatement
     let insertJournal: SQLiteStatement
-    let blankJournalThrough: SQLiteStatement
+    let blankJournalSlots: SQLiteStatement
     /// The journal's committed changes not yet folded into the tables, and the open transaction's
     /// while it is journaled (`SQLiteStateStore+Journal`).
     var journal = Journal()
@@ -188,9 +192,13 @@ package final class SQLiteStateStore: SuppressionStore {
         // The row number is given (`Journal.nextAnswerRow`): a journaled answer has one before it
         // is in the table.
         insertAnswer = try db.prepare("INSERT INTO answered (rowid, app, event, records, at) VALUES (?5, ?4, ?1, ?2, ?3)")
+        foldAnswer = try db.prepare(
+            "INSERT INTO answered (rowid, app, event, records, at) VALUES (?5, ?4, ?1, ?2, ?3) ON CONFLICT (app, event) DO NOTHING")
+        replaceAnswer = try db.prepare("UPDATE answered SET rowid = ?5, records = ?2, at = ?3 WHERE app = ?4 AND event = ?1")
         // A commit overwrites the next blank slot (`Journal`): the leaf page it is on, nothing else.
         insertJournal = try db.prepare("UPDATE journal SET change = ?1 WHERE seq = ?2")
-        blankJournalThrough = try db.prepare("UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE seq <= ?1")
+        // A fold blanks the slots of the rows it folded (consecutive, the oldest): only those.
+        blankJournalSlots = try db.prepare("UPDATE journal SET change = zeroblob(\(Self.journalSlotBytes)) WHERE seq BETWEEN ?1 AND ?2")
         // Rows are numbered in the order given (rowid, seq): the oldest are the first few.
         oldestAnswers = try db.prepare("SELECT rowid, at FROM answered ORDER BY rowid LIMIT ?1")
         forgetAnswersThrough = try db.prepare("DELETE FROM answered WHERE rowid <= ?1")
@@ -402,7 +410,7 @@ package final class SQLiteStateStore: SuppressionStore {
         // What a fold fails to write stays in the journal, replayed at the next open.
         try? fold()
         journal.folded()
-        for statement in [insertJournal, blankJournalThrough, selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
+        for statement in [insertJournal, blankJournalSlots, selectFiring, selectDeviceFirings, upsertFiring, selectAnswer, insertAnswer, foldAnswer, replaceAnswer, oldestAnswers, forgetAnswersThrough, oldestOutbox, forgetOutboxThrough, sweepFirings, deleteFiring, deleteLedgerLine, saveLedgerLine, freePages, updateTailLast, allPages] {
             statement.finalize()
         }
         // The checkpointer's connection first: the last one to close copies the WAL back.
@@ -417,7 +425,9 @@ package final class SQLiteStateStore: SuppressionStore {
     package func begin() throws(StoreError) {
         precondition(!inTransaction, "begin() inside an open transaction")
         checkpointStep()
-        if journal.rows >= Self.journalFoldRows || journal.bytes >= Self.journalFoldBytes { try fold() }
+        // No slot left, or the bytes past their bound: everything folded first, on this
+        // transaction's way (the steps between transactions keep this rare).
+        if journal.nextSlot > Int64(Self.journalFoldRows) || journal.bytes >= Self.journalFoldBytes { try fold() }
         // Journaled: no SQL transaction until one is needed (`goDirect()`).
         inTransaction = true
         journal.mode = .journaling
@@ -492,8 +502,8 @@ package final class SQLiteStateStore: SuppressionStore {
     package func lastFiring(device: String, campaign: CampaignID) -> Timestamp? {
         if failure != nil { return nil }
         if journal.overlayValid, !journal.firings.isEmpty,
-           let time = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaign.canonical)] {
-            return Timestamp(milliseconds: time)
+           let newest = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaign.canonical)] {
+            return Timestamp(milliseconds: newest.time)
         }
         defer { selectFiring.reset() }
         selectFiring.bind(1, device)
@@ -533,7 +543,7 @@ package final class SQLiteStateStore: SuppressionStore {
         }
         if journal.overlayValid, !journal.firings.isEmpty {
             for k in campaigns.indices {
-                if let time = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaigns[k].canonical)] { times[k] = time }
+                if let newest = journal.firings[Journal.FiringKey(app: app, device: device, campaign: campaigns[k].canonical)] { times[k] = newest.time }
             }
         }
     }
@@ -549,8 +559,8 @@ package final class SQLiteStateStore: SuppressionStore {
     /// the id is new. Sees the open transaction's own answers too.
     package func answer(event id: String) -> [UInt8]? {
         if failure != nil { return nil }
-        if journal.overlayValid, !journal.answers.isEmpty, let stored = journal.answers[Journal.AnswerKey(app: app, event: id)] {
-            do { return try records(stored: stored) } catch {
+        if journal.overlayValid, !journal.answers.isEmpty, let newest = journal.answers[Journal.AnswerKey(app: app, event: id)] {
+            do { return try records(stored: newest.stored) } catch {
                 note(error)
                 return nil
             }
