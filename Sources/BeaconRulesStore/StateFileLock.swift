@@ -20,7 +20,7 @@ final class StateFileLock {
             let reason = String(cString: strerror(errno))
             throw StoreError(path: statePath, message: "cannot open the lock file \(path): \(reason)")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.take(descriptor) else {
             let code = errno
             close(descriptor)
             descriptor = -1
@@ -31,6 +31,30 @@ final class StateFileLock {
             }
             throw StoreError(path: statePath, message: "cannot lock \(path): \(String(cString: strerror(code)))")
         }
+    }
+
+    /// How long a lock held elsewhere is waited for before the file is said to be in use: a
+    /// process that another thread of this one is starting holds a copy of every descriptor from
+    /// its fork to its exec (`O_CLOEXEC` closes it only then), the lock's too, so a state file
+    /// closed and opened again here can find its own lock held for that moment (seen in the test
+    /// suite, whose tests start processes side by side). A process that really has the file open
+    /// still holds it after this.
+    static let heldElsewhereWait = Duration.seconds(1)
+
+    /// `flock`, exclusive, asked again every 10 ms for `heldElsewhereWait` while it is held
+    /// elsewhere; false (with `errno` set) when it is still held then, or on another error.
+    private static func take(_ descriptor: Int32) -> Bool {
+        let tries = Int(heldElsewhereWait / .milliseconds(10))
+        for attempt in 0...tries {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            let code = errno
+            guard code == EWOULDBLOCK, attempt < tries else {
+                errno = code
+                return false
+            }
+            usleep(10_000)
+        }
+        return false
     }
 
     deinit { release() }

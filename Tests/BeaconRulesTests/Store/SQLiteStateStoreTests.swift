@@ -55,6 +55,21 @@ struct SQLiteStateStoreTests {
         #expect(error?.description.contains(path) == true)
     }
 
+    /// A process started by another thread holds a copy of the lock's descriptor from its fork to
+    /// its exec: a state file closed and opened again meanwhile waits for it (at most a second)
+    /// rather than calling itself in use. Here another open of the lock file takes the lock once
+    /// the store has closed and lets it go a tenth of a second later.
+    @Test func aLockHeldElsewhereForAMomentIsWaitedForNotCalledInUse() throws {
+        let first = try SQLiteStateStore(path: path)
+        first.close()
+        let other = open(path + ".lock", O_RDWR)
+        #expect(other >= 0)
+        #expect(flock(other, LOCK_EX | LOCK_NB) == 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { close(other) }
+        let second = try SQLiteStateStore(path: path)
+        second.close()
+    }
+
     @Test func aSecondOpenOfTheSameFileIsRefusedWhileTheFirstHoldsIt() throws {
         let first = try SQLiteStateStore(path: path)
         defer { first.close() }
