@@ -67,13 +67,13 @@ extension SQLiteStateStore {
         }
         var encoded: [UInt8] = [RecordTails.marker]
         encoded.reserveCapacity(records.bytes.count + 8 + 6 * records.references.count)
-        Self.appendNumber(UInt64(records.references.count), to: &encoded)
+        LEB128.append(UInt64(records.references.count), to: &encoded)
         var numbers: [Int64] = []
         do {
             for reference in records.references {
                 let number = try tailNumber(RecordTails.Run(start: reference.start, count: reference.count))
-                Self.appendNumber(UInt64(reference.at), to: &encoded)
-                Self.appendNumber(UInt64(number), to: &encoded)
+                LEB128.append(UInt64(reference.at), to: &encoded)
+                LEB128.append(UInt64(number), to: &encoded)
                 numbers.append(number)
             }
         } catch {
@@ -149,7 +149,7 @@ extension SQLiteStateStore {
         guard stored.first == RecordTails.marker else { return stored }
         var cursor = 1
         func number() throws(StoreError) -> UInt64 {
-            guard let value = JournalEntry.leb128(stored[...], at: &cursor) else {
+            guard let value = LEB128.read(stored[...], at: &cursor) else {
                 throw StoreError(path: path, message: "an answer in the file is damaged: its tail numbers end early")
             }
             return value
@@ -187,15 +187,6 @@ extension SQLiteStateStore {
         let bytes = select.blob(0)
         tails.bytes[number] = bytes
         return bytes
-    }
-
-    static func appendNumber(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
     }
 
     /// The table of tails, added to files that have none.

@@ -78,7 +78,7 @@ enum JournalEntry {
         guard body.first == format else { throw damaged("format \(body.first ?? 0), this beaconrules reads \(format)") }
         var cursor = 1
         func number() throws(StoreError) -> Int64 {
-            guard let value = leb128(body, at: &cursor) else { throw damaged("a number ends early") }
+            guard let value = LEB128.read(body, at: &cursor) else { throw damaged("a number ends early") }
             return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
         }
         func run() throws(StoreError) -> ArraySlice<UInt8> {
@@ -121,26 +121,7 @@ enum JournalEntry {
 
     /// Zigzag LEB128: small numbers of either sign in few bytes.
     static func appendNumber(_ value: Int64, to bytes: inout [UInt8]) {
-        var zigzag = UInt64(bitPattern: (value << 1) ^ (value >> 63))
-        while zigzag >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: zigzag) | 0x80)
-            zigzag >>= 7
-        }
-        bytes.append(UInt8(zigzag))
-    }
-
-    /// An unsigned LEB128 number at `cursor` (moved past it), or nil when the bytes end first.
-    static func leb128(_ bytes: ArraySlice<UInt8>, at cursor: inout Int) -> UInt64? {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while cursor < bytes.endIndex, shift < 64 {
-            let byte = bytes[cursor]
-            cursor += 1
-            value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return value }
-            shift += 7
-        }
-        return nil
+        LEB128.append(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
     }
 
     static func appendRun(_ run: [UInt8], to bytes: inout [UInt8]) {

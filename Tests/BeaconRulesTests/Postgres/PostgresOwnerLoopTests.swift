@@ -17,12 +17,20 @@ extension ServePostgresTests {
     @Test func aTransactionRunsOnItsOwnersLoopAfterEveryRoundTripItsRetryIncluded() async throws {
         let cluster = try PostgresCluster.shared()
         let location = try PostgresLocation(url: try cluster.createDatabase("owner_loop"))
+        let store = try await PostgresStateStore(location: location, logger: Logger(label: "test"))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let store = try await PostgresStateStore(location: location, logger: Logger(label: "test"))
         store.connect(on: loop)
         let owner = LoopOwner(loop: loop, log: store)
-        let seen = try await owner.transaction()
+        // The connection and the loop end whether or not the transaction throws.
+        let seen: [Bool]
+        do {
+            seen = try await owner.transaction()
+        } catch {
+            await owner.close()
+            try await group.shutdownGracefully()
+            throw error
+        }
         await owner.close()
         try await group.shutdownGracefully()
         // Two attempts (the first read a device the batch did not name), each on the loop.
